@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "taskcal",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "taskcal", targets: ["taskcal"]),
+        .library(name: "TaskConversion", targets: ["TaskConversion"]),
+        .library(name: "TaskModel", targets: ["TaskModel"]),
+        .library(name: "ICalendar", targets: ["ICalendar"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // Debian's libical (apt: libical-dev). Only ICalendar imports it.
+        .systemLibrary(
+            name: "CLibical",
+            pkgConfig: "libical",
+            providers: [.apt(["libical-dev"])]
+        ),
+        .target(name: "ICalendar", dependencies: ["CLibical"]),
+        .target(name: "TaskModel"),
+        .target(name: "TaskConversion", dependencies: ["ICalendar", "TaskModel"]),
+        .executableTarget(
+            name: "taskcal",
+            dependencies: [
+                "TaskConversion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ICalendarTests", dependencies: ["ICalendar"]),
+        .testTarget(name: "TaskModelTests", dependencies: ["TaskModel"]),
+        .testTarget(
+            name: "TaskConversionTests",
+            dependencies: [
+                "TaskConversion",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TaskModel"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

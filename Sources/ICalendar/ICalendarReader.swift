@@ -1,0 +1,344 @@
+import CLibical
+import Glibc
+
+/// Reads an iCalendar stream one top-level component at a time.
+///
+/// libical's own whole-text parser has three traps this reader closes (see the project's
+/// LIBICAL-NOTES): `icalparser_parse_string` is quadratic on long lines, a tree of the whole
+/// file is about eight times the file's size, and the recursive free and serialize overflow
+/// the stack on deeply nested `BEGIN`s. So the reader splits the text into lines itself
+/// (bounded length, bounded nesting, UTF-8 checked, NUL refused), unfolds them, and hands
+/// each content line to `icalparser_add_line`, skipping the `VCALENDAR` wrapper so that every
+/// `VEVENT` comes back as soon as its `END` arrives. `VTIMEZONE`s are kept in a holder
+/// calendar for the rest of the stream, so `TZID`s resolve through them.
+///
+/// Memory stays flat: one component at a time, plus the time zones.
+public final class ICalendarReader {
+    /// One top-level component, or the reasons it could not be read.
+    public enum Item {
+        /// A component read without errors, attached to the reader's time zones until the
+        /// next call to ``ICalendarReader/next()``.
+        case component(Component)
+        /// A component with errors: its kind, its `BEGIN` line and what is wrong.
+        case failed(ComponentKind, line: Int, errors: [ICalendarError])
+    }
+
+    /// The longest physical line accepted: RFC 5545 folds at 75 octets; 1 MiB is generous.
+    public var maximumLineLength = 1 << 20
+    /// The longest unfolded content line accepted (a folded inline attachment).
+    public var maximumContentLineLength = 256 << 20
+    /// The deepest `BEGIN` nesting accepted (VCALENDAR › VEVENT › VALARM is 3).
+    public var maximumDepth = 12
+
+    /// Calendar-level properties seen so far (`X-WR-TIMEZONE`, `METHOD` …), upper-cased
+    /// names to raw values.
+    public private(set) var calendarProperties: [String: String] = [:]
+    /// How many `VCALENDAR`s have begun.
+    public private(set) var calendarCount = 0
+
+    private let source: LineSource
+    private var lineNumber = 0
+    private var pendingLine: [UInt8] = []
+    private var pendingLineNumber = 0
+    private var hasPending = false
+    private var finished = false
+
+    private var parser: OpaquePointer
+    private let holder: Component
+    private var current: Component?
+
+    /// Open components: name and the line of its `BEGIN`.
+    private var stack: [(name: String, line: Int)] = []
+    private var lineMaps: [LineMap] = []
+    private var errors: [ICalendarError] = []
+    private var sawAnyComponent = false
+
+    /// Reads the file at `path`; `-` is standard input.
+    public convenience init(path: String) throws(ICalendarError) {
+        self.init(source: try LineSource(path: path))
+    }
+
+    /// Reads `bytes`.
+    public convenience init(bytes: [UInt8]) {
+        self.init(source: LineSource(bytes: bytes))
+    }
+
+    /// Reads UTF-8 `text`.
+    public convenience init(text: String) {
+        self.init(bytes: Array(text.utf8))
+    }
+
+    private init(source: LineSource) {
+        Libical.ensureReady()
+        self.source = source
+        self.parser = icalparser_new()
+        self.holder = Component(kind: .calendar)
+    }
+
+    deinit {
+        if let current { holder.remove(current) }
+        icalparser_free(parser)
+    }
+
+    /// The next top-level component (`VEVENT`, `VTODO` …; `VTIMEZONE`s are kept, not
+    /// returned), or `nil` at the end of the stream.
+    ///
+    /// - Throws: ``ICalendarError`` for damage that leaves the rest of the stream unreadable:
+    ///   unreadable input, bytes that are not UTF-8, an over-long line, over-deep nesting, an
+    ///   `END` that does not match its `BEGIN`, a `BEGIN` never closed, or no calendar at all.
+    public func next() throws(ICalendarError) -> Item? {
+        if let current {
+            holder.remove(current)
+            self.current = nil
+        }
+        while true {
+            guard let (line, number) = try nextContentLine() else {
+                try finish()
+                return nil
+            }
+            if let item = try handle(line, at: number) { return item }
+        }
+    }
+
+    // MARK: - Lines
+
+    /// The next unfolded content line and the number of its first physical line.
+    private func nextContentLine() throws(ICalendarError) -> ([UInt8], Int)? {
+        while true {
+            guard var physical = try source.nextLine(limit: maximumLineLength, lineNumber: lineNumber + 1) else {
+                if hasPending {
+                    hasPending = false
+                    return (pendingLine, pendingLineNumber)
+                }
+                return nil
+            }
+            lineNumber += 1
+            if lineNumber == 1, physical.starts(with: [0xEF, 0xBB, 0xBF]) {
+                physical.removeFirst(3)  // a UTF-8 byte-order mark
+            }
+            if physical.contains(0) {
+                throw ICalendarError(.invalidEncoding, line: lineNumber, "the line contains a NUL byte")
+            }
+            if let first = physical.first, first == 0x20 || first == 0x09, hasPending {
+                // A folded continuation: drop the one whitespace character that marks it.
+                guard pendingLine.count + physical.count <= maximumContentLineLength else {
+                    throw ICalendarError(
+                        .lineTooLong, line: pendingLineNumber,
+                        "the unfolded content line is longer than \(maximumContentLineLength) octets")
+                }
+                pendingLine.append(contentsOf: physical.dropFirst())
+                continue
+            }
+            if physical.isEmpty || physical.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                continue  // blank lines carry nothing; libical skips them too
+            }
+            if hasPending {
+                let line = pendingLine
+                let number = pendingLineNumber
+                pendingLine = physical
+                pendingLineNumber = lineNumber
+                return (line, number)
+            }
+            pendingLine = physical
+            pendingLineNumber = lineNumber
+            hasPending = true
+        }
+    }
+
+    // MARK: - Structure
+
+    private func handle(_ line: [UInt8], at number: Int) throws(ICalendarError) -> Item? {
+        guard UTF8Check.isValid(line) else {
+            throw ICalendarError(
+                .invalidEncoding, line: number,
+                "the line is not valid UTF-8 (RFC 5545 text is UTF-8; re-encode the file)")
+        }
+        let nameEnd = line.firstIndex { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") } ?? line.count
+        let name = String(decoding: line[..<nameEnd], as: UTF8.self).uppercased()
+            .trimmingASCIIWhitespace()
+        let valueStart = Self.valueStart(of: line, from: nameEnd)
+
+        if name == "BEGIN" || name == "END" {
+            guard let valueStart else {
+                throw ICalendarError(.malformedLine, line: number, "\(name) has no component name")
+            }
+            let component = String(decoding: line[valueStart...], as: UTF8.self).uppercased()
+                .trimmingASCIIWhitespace()
+            return name == "BEGIN"
+                ? try begin(component, line: line, at: number)
+                : try end(component, line: line, at: number)
+        }
+        guard let open = stack.last else {
+            throw ICalendarError(
+                .malformedLine, line: number,
+                "expected BEGIN:VCALENDAR, found '\(Self.excerpt(line))'")
+        }
+        if stack.count == 1 && open.name == "VCALENDAR" {
+            // A calendar-level property (VERSION, METHOD, X-WR-TIMEZONE …): kept as text.
+            if let valueStart {
+                calendarProperties[name] = String(decoding: line[valueStart...], as: UTF8.self)
+            }
+            return nil
+        }
+        var content = line
+        if let valueStart, EdgeWhitespace.textProperties.contains(name) {
+            EdgeWhitespace.protect(&content, valueStart: valueStart)
+        }
+        lineMaps.last?.properties.append((name, number))
+        feed(content)
+        if icalparser_get_state(parser) == ICALPARSER_ERROR {
+            errors.append(ICalendarError(.malformedLine, line: number, Self.diagnose(content, in: open.name)))
+        }
+        return nil
+    }
+
+    private func begin(_ component: String, line: [UInt8], at number: Int) throws(ICalendarError) -> Item? {
+        guard stack.count < maximumDepth else {
+            throw ICalendarError(
+                .nestingTooDeep, line: number,
+                "BEGIN:\(component) is nested \(stack.count + 1) deep; the limit is \(maximumDepth)")
+        }
+        stack.append((component, number))
+        if component == "VCALENDAR" && stack.count == 1 {
+            calendarCount += 1
+            return nil
+        }
+        if stack.count == 1 || (stack.count == 2 && stack[0].name == "VCALENDAR") {
+            errors = []
+            lineMaps = []
+        }
+        let map = LineMap(begin: number)
+        lineMaps.last?.children.append(map)
+        lineMaps.append(map)
+        feed(line)
+        return nil
+    }
+
+    private func end(_ component: String, line: [UInt8], at number: Int) throws(ICalendarError) -> Item? {
+        guard let open = stack.last else {
+            throw ICalendarError(.unbalancedComponents, line: number, "END:\(component) without a BEGIN")
+        }
+        guard open.name == component else {
+            throw ICalendarError(
+                .unbalancedComponents, line: number,
+                "END:\(component) closes BEGIN:\(open.name) of line \(open.line); expected END:\(open.name)")
+        }
+        stack.removeLast()
+        if component == "VCALENDAR" && stack.isEmpty { return nil }
+        let map = lineMaps.removeLast()
+        guard let made = feed(line) else { return nil }
+        sawAnyComponent = true
+        let result = Component(root: made, lines: map)
+        let kind = result.kind
+        var found = errors
+        if found.isEmpty && icalcomponent_count_errors(made) > 0 {
+            found = Self.errorProperties(of: made).map {
+                ICalendarError(.malformedLine, line: map.begin, $0)
+            }
+        }
+        errors = []
+        if !found.isEmpty {
+            return .failed(kind, line: map.begin, errors: found)
+        }
+        holder.add(result)
+        if kind == .timeZone { return nil }  // kept in the holder for TZID look-ups
+        current = result
+        return .component(result)
+    }
+
+    private func finish() throws(ICalendarError) {
+        if let open = stack.last {
+            throw ICalendarError(
+                .unbalancedComponents, line: open.line,
+                "BEGIN:\(open.name) has no END:\(open.name) before the end of the input")
+        }
+        if calendarCount == 0 && !sawAnyComponent {
+            throw ICalendarError(
+                .noCalendarData, line: lineNumber == 0 ? nil : 1,
+                "no iCalendar data: expected BEGIN:VCALENDAR")
+        }
+    }
+
+    /// Hands one content line to libical; returns a finished top-level component.
+    @discardableResult
+    private func feed(_ line: [UInt8]) -> OpaquePointer? {
+        var terminated = line
+        terminated.append(0)
+        return terminated.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                icalparser_add_line(parser, $0)
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The index just past the first `:` that is not inside a quoted parameter value.
+    static func valueStart(of line: [UInt8], from index: Int) -> Int? {
+        var quoted = false
+        var position = index
+        while position < line.count {
+            switch line[position] {
+            case UInt8(ascii: "\""): quoted.toggle()
+            case UInt8(ascii: ":") where !quoted: return position + 1
+            default: break
+            }
+            position += 1
+        }
+        return nil
+    }
+
+    /// libical's message for a line it rejected, found by parsing the line alone.
+    ///
+    /// libical records errors as `X-LIC-ERROR` properties in the component being built and
+    /// does not say which line caused them; re-parsing just the failed line gives its message.
+    static func diagnose(_ line: [UInt8], in component: String) -> String {
+        let probe = icalparser_new()!
+        defer { icalparser_free(probe) }
+        var begin = Array("BEGIN:\(component)".utf8CString)
+        var copy = line.map { CChar(bitPattern: $0) } + [0]
+        _ = icalparser_add_line(probe, &begin)
+        _ = icalparser_add_line(probe, &copy)
+        // The result of icalparser_clean stays owned by the parser: read it, never free it.
+        guard let tree = icalparser_clean(probe) else { return "libical could not parse the line" }
+        return errorProperties(of: tree).first.map { clean($0) }
+            ?? "libical could not parse '\(excerpt(line))'"
+    }
+
+    static func errorProperties(of component: OpaquePointer) -> [String] {
+        var messages: [String] = []
+        var property = icalcomponent_get_first_property(component, ICAL_XLICERROR_PROPERTY)
+        while let current = property {
+            if let text = icalproperty_get_xlicerror(current) { messages.append(clean(String(cString: text))) }
+            property = icalcomponent_get_next_property(component, ICAL_XLICERROR_PROPERTY)
+        }
+        var child = icalcomponent_begin_component(component, ICAL_ANY_COMPONENT)
+        while let current = icalcompiter_deref(&child) {
+            messages += errorProperties(of: current)
+            icalcompiter_next(&child)
+        }
+        return messages
+    }
+
+    /// libical's message, with the edge-whitespace markers shown as what they stand for.
+    private static func clean(_ message: String) -> String {
+        EdgeWhitespace.restore(message)
+    }
+
+    static func excerpt(_ line: [UInt8]) -> String {
+        let text = String(decoding: line.prefix(60), as: UTF8.self)
+        return line.count > 60 ? text + "…" : text
+    }
+}
+
+@available(*, unavailable)
+extension ICalendarReader: Sendable {}
+
+extension String {
+    func trimmingASCIIWhitespace() -> String {
+        var slice = Substring(self)
+        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
+        return String(slice)
+    }
+}

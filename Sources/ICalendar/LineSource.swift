@@ -1,0 +1,145 @@
+import Glibc
+
+/// Physical lines from a file descriptor or a byte array, read in large blocks.
+///
+/// Lines end at LF; a CR before it is dropped. A line longer than the limit is refused as
+/// soon as the limit is passed, without buffering the rest of it. Used for iCalendar here
+/// and for NDJSON by the conversion layer.
+public final class LineSource {
+    private let descriptor: Int32?
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var atEOF = false
+    private static let blockSize = 1 << 18
+
+    /// Reads the file at `path`; `-` is standard input.
+    public convenience init(path: String) throws(ICalendarError) {
+        let descriptor = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ICalendarError(.io, "cannot open: \(String(cString: strerror(errno)))")
+        }
+        self.init(descriptor: descriptor)
+    }
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        self.buffer = [UInt8](repeating: 0, count: Self.blockSize)
+    }
+
+    init(bytes: [UInt8]) {
+        self.descriptor = nil
+        self.buffer = bytes
+        self.end = bytes.count
+        self.atEOF = true
+    }
+
+    deinit {
+        if let descriptor { close(descriptor) }
+    }
+
+    /// The next line without its line end, or `nil` at the end of the input.
+    public func nextLine(limit: Int, lineNumber: Int) throws(ICalendarError) -> [UInt8]? {
+        var searchFrom = start
+        while true {
+            if let newline = findNewline(from: searchFrom) {
+                var lineEnd = newline
+                if lineEnd > start, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                guard lineEnd - start <= limit else { throw tooLong(lineNumber, limit) }
+                let line = Array(buffer[start..<lineEnd])
+                start = newline + 1
+                return line
+            }
+            guard end - start <= limit else { throw tooLong(lineNumber, limit) }
+            if atEOF {
+                guard start < end else { return nil }
+                var lineEnd = end
+                if buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                let line = Array(buffer[start..<lineEnd])
+                start = end
+                return line
+            }
+            searchFrom = end
+            try fill()
+        }
+    }
+
+    private func findNewline(from index: Int) -> Int? {
+        guard index < end else { return nil }
+        return buffer.withUnsafeBufferPointer { pointer -> Int? in
+            guard let found = memchr(pointer.baseAddress! + index, 0x0A, end - index) else { return nil }
+            return pointer.baseAddress!.distance(
+                to: found.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// Moves unread bytes to the front (growing the buffer if a line fills it) and reads more.
+    private func fill() throws(ICalendarError) {
+        guard let descriptor else {
+            atEOF = true
+            return
+        }
+        if start > 0 {
+            buffer.withUnsafeMutableBufferPointer { pointer in
+                _ = memmove(pointer.baseAddress!, pointer.baseAddress! + start, end - start)
+            }
+            end -= start
+            start = 0
+        }
+        if end == buffer.count {
+            buffer += [UInt8](repeating: 0, count: buffer.count)
+        }
+        let count = buffer.withUnsafeMutableBufferPointer { pointer in
+            read(descriptor, pointer.baseAddress! + end, pointer.count - end)
+        }
+        if count < 0 {
+            throw ICalendarError(.io, "cannot read: \(String(cString: strerror(errno)))")
+        }
+        if count == 0 { atEOF = true }
+        end += count
+    }
+
+    private func tooLong(_ lineNumber: Int, _ limit: Int) -> ICalendarError {
+        ICalendarError(
+            .lineTooLong, line: lineNumber,
+            "the line is longer than \(limit) octets; RFC 5545 folds content lines at 75 octets")
+    }
+}
+
+/// UTF-8 validation on raw bytes, with an ASCII fast path.
+enum UTF8Check {
+    static func isValid(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            let count = buffer.count
+            while index < count {
+                let byte = buffer[index]
+                if byte < 0x80 {
+                    index += 1
+                    continue
+                }
+                let length: Int
+                var minimum: UInt32
+                var scalar: UInt32
+                switch byte {
+                case 0xC2...0xDF: length = 2; scalar = UInt32(byte & 0x1F); minimum = 0x80
+                case 0xE0...0xEF: length = 3; scalar = UInt32(byte & 0x0F); minimum = 0x800
+                case 0xF0...0xF4: length = 4; scalar = UInt32(byte & 0x07); minimum = 0x10000
+                default: return false
+                }
+                guard index + length <= count else { return false }
+                for offset in 1..<length {
+                    let next = buffer[index + offset]
+                    guard next & 0xC0 == 0x80 else { return false }
+                    scalar = scalar << 6 | UInt32(next & 0x3F)
+                }
+                guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+                    return false
+                }
+                _ = minimum
+                index += length
+            }
+            return true
+        }
+    }
+}

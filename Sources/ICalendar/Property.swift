@@ -1,0 +1,327 @@
+import Foundation
+import CLibical
+
+/// A property parameter such as `FMTTYPE=image/png` or `X-APPLE-FILENAME=a.png`.
+public struct Parameter: Sendable, Hashable {
+    /// The parameter name, upper-cased (`FMTTYPE`).
+    public var name: String
+    /// The value, unquoted.
+    public var value: String
+
+    /// Creates `name=value`.
+    public init(_ name: String, _ value: String) {
+        self.name = name.uppercased()
+        self.value = value
+    }
+}
+
+/// A value to build a new property from: the Swift face of libical's value kinds that
+/// taskcal writes.
+public enum PropertyValue: Sendable, Equatable {
+    /// TEXT: escaped on output (`,` `;` `\` and newlines).
+    case text(String)
+    /// DATE-TIME or DATE; a `.tzid` zone adds the `TZID` parameter with the plain name.
+    case dateTime(DateTimeValue)
+    /// An RFC 5545 duration such as `-PT15M`.
+    case duration(String)
+    /// `TRIGGER` relative to the start (or the end, with `RELATED=END`): a duration.
+    case relativeTrigger(String)
+    /// `TRIGGER;VALUE=DATE-TIME` at an absolute UTC time, in Unix seconds.
+    case absoluteTrigger(epoch: Int64)
+    /// `ATTACH` by reference: a URI.
+    case attachmentURI(String)
+    /// `ATTACH` inline: the base64 text (libical does not encode for us).
+    case attachmentBase64(String)
+    /// A URI value (`URL`, `X-…;VALUE=URI`).
+    case uri(String)
+    /// A CAL-ADDRESS, usually `mailto:…`.
+    case calAddress(String)
+    /// The value of `ACTION`: `DISPLAY`, `AUDIO`, `EMAIL`, `NONE` or an `X-` name.
+    case action(String)
+    /// An INTEGER (`REPEAT`, `SEQUENCE`).
+    case integer(Int)
+    /// Text in the property's default value type, parsed by libical (`VERSION:2.0`).
+    case literal(String)
+}
+
+/// One property of a component, as libical holds it.
+///
+/// Built with ``init(_:_:parameters:)`` it stands alone until a component adopts it with
+/// ``Component/add(_:)-(Property)``; read from a parsed tree it is a view that keeps the tree alive.
+public final class Property {
+    let pointer: OpaquePointer
+    private var owner: AnyObject?
+    private let ownsPointer: Bool
+    /// The 1-based line this property was parsed from, when known.
+    public let lineNumber: Int?
+
+    init(view pointer: OpaquePointer, owner: AnyObject, line: Int?) {
+        self.pointer = pointer
+        self.owner = owner
+        self.ownsPointer = false
+        self.lineNumber = line
+    }
+
+    /// Creates a free-standing property `name` with `value` and `parameters`.
+    ///
+    /// Invalid `literal` text or a parameter value outside its enumeration is a programming
+    /// error and traps; text from users goes through ``PropertyValue/text(_:)``.
+    public init(_ name: String, _ value: PropertyValue, parameters: [Parameter] = []) {
+        Libical.ensureReady()
+        let upper = name.uppercased()
+        let kind = icalproperty_string_to_kind(upper)
+        var made: OpaquePointer
+        switch value {
+        case .attachmentURI(let uri):
+            let attach = icalattach_new_from_url(uri)!
+            made = icalproperty_new_attach(attach)
+            icalattach_unref(attach)
+        case .attachmentBase64(let base64):
+            // A nil free function makes libical copy the bytes, so the temporary is safe.
+            let attach = icalattach_new_from_data(base64, nil, nil)!
+            made = icalproperty_new_attach(attach)
+            icalattach_unref(attach)
+            icalproperty_add_parameter(made, icalparameter_new_encoding(ICAL_ENCODING_BASE64))
+            icalproperty_add_parameter(made, icalparameter_new_value(ICAL_VALUE_BINARY))
+        default:
+            made = icalproperty_new(kind == ICAL_NO_PROPERTY ? ICAL_X_PROPERTY : kind)
+            if kind == ICAL_X_PROPERTY || kind == ICAL_NO_PROPERTY {
+                icalproperty_set_x_name(made, upper)
+            }
+            icalproperty_set_value(made, Property.makeValue(value, for: kind))
+        }
+        if case .dateTime(let time) = value {
+            if case .tzid(let tzid) = time.zone {
+                // `icalproperty_new_dtstart(zoned)` would drop the zone; the parameter is
+                // written here, with the plain IANA name and never libical's prefix.
+                icalproperty_add_parameter(made, icalparameter_new_tzid(tzid))
+            }
+            if time.isDate {
+                icalproperty_add_parameter(made, icalparameter_new_value(ICAL_VALUE_DATE))
+            }
+        }
+        if case .uri = value, kind == ICAL_X_PROPERTY || kind == ICAL_NO_PROPERTY {
+            icalproperty_add_parameter(made, icalparameter_new_value(ICAL_VALUE_URI))
+        }
+        for parameter in parameters {
+            icalproperty_add_parameter(made, Property.makeParameter(parameter))
+        }
+        pointer = made
+        owner = nil
+        ownsPointer = true
+        lineNumber = nil
+    }
+
+    deinit {
+        if ownsPointer && owner == nil { icalproperty_free(pointer) }
+    }
+
+    var isFreestanding: Bool { ownsPointer && owner == nil }
+
+    func becomeView(of newOwner: AnyObject) { owner = newOwner }
+
+    private static func makeValue(_ value: PropertyValue, for kind: icalproperty_kind) -> OpaquePointer {
+        switch value {
+        case .text(let text):
+            return icalvalue_new_text(text)
+        case .dateTime(let time):
+            let icalTime = time.icalTime
+            return time.isDate ? icalvalue_new_date(icalTime) : icalvalue_new_datetime(icalTime)
+        case .duration(let text):
+            return icalvalue_new_duration(icaldurationtype_from_string(text))
+        case .relativeTrigger(let text):
+            var trigger = icaltriggertype()
+            trigger.time = icaltime_null_time()
+            trigger.duration = icaldurationtype_from_string(text)
+            return icalvalue_new_trigger(trigger)
+        case .absoluteTrigger(let epoch):
+            var trigger = icaltriggertype()
+            trigger.time = icaltime_from_timet_with_zone(time_t(epoch), 0, icaltimezone_get_utc_timezone())
+            trigger.duration = icaldurationtype_null_duration()
+            return icalvalue_new_trigger(trigger)
+        case .uri(let uri):
+            return icalvalue_new_uri(uri)
+        case .calAddress(let address):
+            return icalvalue_new_caladdress(address)
+        case .action(let action):
+            guard let made = icalvalue_new_from_string(ICAL_ACTION_VALUE, action) else {
+                preconditionFailure("libical rejects ACTION:\(action)")
+            }
+            return made
+        case .integer(let number):
+            return icalvalue_new_integer(Int32(clamping: number))
+        case .literal(let text):
+            let valueKind = icalproperty_kind_to_value_kind(kind)
+            guard let made = icalvalue_new_from_string(valueKind, text) else {
+                preconditionFailure("libical rejects the value '\(text)'")
+            }
+            return made
+        case .attachmentURI, .attachmentBase64:
+            preconditionFailure("attachments are built as ATTACH properties")
+        }
+    }
+
+    private static func makeParameter(_ parameter: Parameter) -> OpaquePointer {
+        let kind = icalparameter_string_to_kind(parameter.name)
+        if kind == ICAL_X_PARAMETER || kind == ICAL_IANA_PARAMETER || kind == ICAL_NO_PARAMETER {
+            let made = icalparameter_new(kind == ICAL_IANA_PARAMETER ? ICAL_IANA_PARAMETER : ICAL_X_PARAMETER)!
+            icalparameter_set_xname(made, parameter.name)
+            icalparameter_set_xvalue(made, parameter.value)
+            return made
+        }
+        guard let made = icalparameter_new_from_value_string(kind, parameter.value) else {
+            preconditionFailure("libical rejects \(parameter.name)=\(parameter.value)")
+        }
+        return made
+    }
+
+    // MARK: - Reading
+
+    static func name(of pointer: OpaquePointer) -> String {
+        let kind = icalproperty_isa(pointer)
+        if kind == ICAL_X_PROPERTY {
+            if let name = icalproperty_get_x_name(pointer) { return String(cString: name).uppercased() }
+        }
+        return String(cString: icalproperty_kind_to_string(kind))
+    }
+
+    /// The property name, upper-cased (`DTSTART`, `X-WR-TIMEZONE`).
+    public var name: String { Property.name(of: pointer) }
+
+    /// The parameters in file order.
+    public var parameters: [Parameter] {
+        var result: [Parameter] = []
+        var parameter = icalproperty_get_first_parameter(pointer, ICAL_ANY_PARAMETER)
+        while let current = parameter {
+            result.append(Property.read(current))
+            parameter = icalproperty_get_next_parameter(pointer, ICAL_ANY_PARAMETER)
+        }
+        return result
+    }
+
+    /// The value of the first parameter named `name` (case-insensitive), if any.
+    public func parameter(_ name: String) -> String? {
+        let upper = name.uppercased()
+        let kind = icalparameter_string_to_kind(upper)
+        if kind != ICAL_X_PARAMETER && kind != ICAL_IANA_PARAMETER && kind != ICAL_NO_PARAMETER {
+            guard let found = icalproperty_get_first_parameter(pointer, kind) else { return nil }
+            return Property.read(found).value
+        }
+        return parameters.first { $0.name == upper }?.value
+    }
+
+    private static func read(_ parameter: OpaquePointer) -> Parameter {
+        let kind = icalparameter_isa(parameter)
+        if kind == ICAL_X_PARAMETER || kind == ICAL_IANA_PARAMETER {
+            let name = Libical.copyString(icalparameter_get_xname(parameter)) ?? "X-UNKNOWN"
+            let value = Libical.copyString(icalparameter_get_xvalue(parameter)) ?? ""
+            return Parameter(name, value)
+        }
+        let name = String(cString: icalparameter_kind_to_string(kind))
+        // `NAME=VALUE` or `NAME="VALUE"`: the generic getter libical offers for every kind.
+        let text = Libical.takeString(icalparameter_as_ical_string_r(parameter)) ?? ""
+        var value = Substring(text)
+        if let equals = value.firstIndex(of: "=") { value = value[value.index(after: equals)...] }
+        if value.count >= 2, value.first == "\"", value.last == "\"" {
+            value = value.dropFirst().dropLast()
+        }
+        return Parameter(name, String(value))
+    }
+
+    /// The value as text: unescaped for TEXT values (edge whitespace restored, see
+    /// ``EdgeWhitespace``), and libical's own rendering for other kinds.
+    public var text: String {
+        guard let value = icalproperty_get_value(pointer) else { return "" }
+        switch icalvalue_isa(value) {
+        case ICAL_TEXT_VALUE:
+            return EdgeWhitespace.restore(icalvalue_get_text(value))
+        case ICAL_X_VALUE:
+            return EdgeWhitespace.restore(icalvalue_get_x(value))
+        default:
+            return Libical.takeString(icalproperty_get_value_as_string_r(pointer)) ?? ""
+        }
+    }
+
+    /// The component this property belongs to, for zone look-ups.
+    private var parentPointer: OpaquePointer? { icalproperty_get_parent(pointer) }
+
+    /// The DATE or DATE-TIME value, with its zone resolved through the calendar's
+    /// `VTIMEZONE`s, then the system zone data.
+    ///
+    /// - Throws: ``ICalendarError/Kind/invalidValue`` for impossible dates (libical accepts
+    ///   `20240230`) and for a `TZID` that neither a `VTIMEZONE` nor the system knows —
+    ///   libical would silently read such a time as UTC.
+    public func dateTime() throws(ICalendarError) -> ResolvedDateTime {
+        let time = icalproperty_get_datetime_with_component(pointer, parentPointer)
+        let tzid = parameter("TZID")
+        return try ResolvedDateTime(time, tzid: tzid, property: name, line: lineNumber)
+    }
+
+    /// The DURATION value as libical renders it (`-PT15M`) and in seconds.
+    public var duration: (text: String, seconds: Int) {
+        let value = icalproperty_get_duration(pointer)
+        let text = Libical.takeString(icaldurationtype_as_ical_string_r(value)) ?? "PT0S"
+        return (text, Int(icaldurationtype_as_int(value)))
+    }
+
+    /// A `TRIGGER`: relative (a duration and whether it is related to the end) or absolute.
+    public var trigger: Trigger {
+        let trigger = icalproperty_get_trigger(pointer)
+        if icaltime_is_null_time(trigger.time) == 0 {
+            return .absolute(epoch: Int64(icaltime_as_timet_with_zone(trigger.time, icaltimezone_get_utc_timezone())))
+        }
+        let text = Libical.takeString(icaldurationtype_as_ical_string_r(trigger.duration)) ?? "PT0S"
+        let relatedToEnd = parameter("RELATED")?.uppercased() == "END"
+        return .relative(text, relatedToEnd: relatedToEnd)
+    }
+
+    /// An `ATTACH` value: a URI, or inline base64 text (not yet decoded or checked).
+    public var attachment: Attachment? {
+        guard let attach = icalproperty_get_attach(pointer) else { return nil }
+        if icalattach_get_is_url(attach) != 0 {
+            return .uri(Libical.copyString(icalattach_get_url(attach)) ?? "")
+        }
+        guard let data = icalattach_get_data(attach) else { return .base64("") }
+        return .base64(String(cString: UnsafeRawPointer(data).assumingMemoryBound(to: CChar.self)))
+    }
+
+    /// The `ACTION` value, upper-cased (`DISPLAY`, `NONE`, `X-…`).
+    public var action: String {
+        let action = icalproperty_get_action(pointer)
+        if action == ICAL_ACTION_X || action == ICAL_ACTION_NONE {
+            return text.uppercased()
+        }
+        return String(cString: icalproperty_enum_to_string(Int32(action.rawValue))).uppercased()
+    }
+
+    /// The property as one unfolded content line, without the line end.
+    public var contentLine: String {
+        let text = Libical.takeString(icalproperty_as_ical_string_r(pointer)) ?? ""
+        return text.replacingOccurrences(of: "\r\n ", with: "").trimmingLineEnd()
+    }
+}
+
+@available(*, unavailable)
+extension Property: Sendable {}
+
+/// A `TRIGGER` value.
+public enum Trigger: Sendable, Equatable {
+    /// A duration before (negative) or after the start, or after the end when `relatedToEnd`.
+    case relative(String, relatedToEnd: Bool)
+    /// An absolute UTC time in Unix seconds.
+    case absolute(epoch: Int64)
+}
+
+/// An `ATTACH` value.
+public enum Attachment: Sendable, Equatable {
+    case uri(String)
+    case base64(String)
+}
+
+extension String {
+    func trimmingLineEnd() -> String {
+        var result = self
+        while result.hasSuffix("\r\n") || result.hasSuffix("\n") { result.removeLast() }
+        return result
+    }
+}

@@ -1,0 +1,69 @@
+import CLibical
+import Foundation
+
+/// Time zones from the system's zone data (Debian's `tzdata`), as libical loads them.
+public enum TimeZones {
+    /// The libical zone for an IANA name (`Europe/Moscow`) or `UTC`.
+    ///
+    /// libical's own zone ids carry a `/freeassociation.sourceforge.net/` prefix; this takes
+    /// the plain name, as calendar apps write it.
+    static func zone(named name: String) throws(ICalendarError) -> OpaquePointer {
+        Libical.ensureReady()
+        if name == "UTC" || name == "Etc/UTC" || name == "GMT" || name == "Z" {
+            return icaltimezone_get_utc_timezone()
+        }
+        guard let zone = icaltimezone_get_builtin_timezone(name) else {
+            throw ICalendarError(
+                .invalidValue,
+                "unknown time zone '\(name)': expected an IANA name such as Europe/Moscow")
+        }
+        return zone
+    }
+
+    /// True when the system zone data knows `name`.
+    public static func isKnown(_ name: String) -> Bool {
+        (try? zone(named: name)) != nil
+    }
+
+    /// A `VTIMEZONE` for the zone named `name`, with `TZID` set to the plain name.
+    ///
+    /// libical never adds `VTIMEZONE`s on its own, and the one it holds belongs to the zone,
+    /// so this is a clone. Its `TZID` would read `/freeassociation.sourceforge.net/…`, which
+    /// other calendar apps do not resolve; it is rewritten to the plain IANA name.
+    public static func vtimezone(named name: String) throws(ICalendarError) -> Component {
+        let zone = try zone(named: name)
+        guard let held = icaltimezone_get_component(zone) else {
+            throw ICalendarError(.invalidValue, "no VTIMEZONE data for '\(name)'")
+        }
+        let copy = icalcomponent_new_clone(held)!
+        if let tzid = icalcomponent_get_first_property(copy, ICAL_TZID_PROPERTY) {
+            icalproperty_set_tzid(tzid, name)
+        }
+        // X-LIC-LOCATION repeats the name in a libical-only property; leave it out.
+        while let location = icalcomponent_get_first_property(copy, ICAL_X_PROPERTY) {
+            icalcomponent_remove_property(copy, location)
+            icalproperty_free(location)
+        }
+        return Component(root: copy)
+    }
+
+    /// The local zone's IANA name: `$TZ`, else the `/etc/localtime` link, else `UTC`.
+    public static var localName: String {
+        if let tz = ProcessInfo.processInfo.environment["TZ"], !tz.isEmpty {
+            let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            if isKnown(name) { return name }
+        }
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
+            let range = target.range(of: "zoneinfo/")
+        {
+            let name = String(target[range.upperBound...])
+            if isKnown(name) { return name }
+        }
+        if let name = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines), isKnown(name)
+        {
+            return name
+        }
+        return "UTC"
+    }
+}

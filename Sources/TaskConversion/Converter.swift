@@ -1,0 +1,114 @@
+import Foundation
+import TaskModel
+
+/// What a conversion or validation did.
+public struct ConversionReport: Sendable {
+    /// Records read without problems (and written, for a conversion that succeeded).
+    public var records = 0
+    /// Problems: any makes a conversion fail and write nothing.
+    public var errors: [Diagnostic] = []
+    /// Things worth knowing that did not stop the conversion.
+    public var warnings: [Diagnostic] = []
+    /// Errors past ``Converter/maximumErrors`` that were counted but not kept.
+    public var suppressedErrors = 0
+    /// Inputs that could not be opened or read at all (as opposed to holding bad records).
+    public var unreadableInputs = 0
+
+    /// True when there was no error.
+    public var succeeded: Bool { errors.isEmpty }
+
+    public init() {}
+}
+
+/// JSON, NDJSON and iCalendar into one another, record by record.
+public enum Converter {
+    /// How many errors are kept for the report; the rest are only counted.
+    public static let maximumErrors = 200
+
+    /// Converts `inputs`, in order, into one `output`.
+    ///
+    /// Every input is read to the end so that every problem is reported; if there is any,
+    /// the output is abandoned (no file appears, an existing one is untouched).
+    public static func convert(
+        inputs: [String], output: String, read: ReadOptions, write: WriteOptions
+    ) -> ConversionReport {
+        var report = ConversionReport()
+        let sink: any RecordSink
+        do {
+            sink = try openRecordSink(output, options: write)
+        } catch {
+            report.errors.append(error)
+            return report
+        }
+        for input in inputs {
+            drain(input, options: read, into: &report) { record, location throws(Diagnostic) in
+                try sink.write(record, from: location)
+            }
+        }
+        if report.errors.isEmpty {
+            do {
+                try sink.finish()
+            } catch {
+                report.errors.append(error)
+            }
+        } else {
+            sink.abandon()
+        }
+        return report
+    }
+
+    /// Reads `inputs` and reports every problem without writing anything.
+    public static func validate(inputs: [String], read: ReadOptions) -> ConversionReport {
+        var report = ConversionReport()
+        for input in inputs {
+            drain(input, options: read, into: &report) { _, _ throws(Diagnostic) in }
+        }
+        return report
+    }
+
+    /// Reads every record of `input`, handing valid ones to `body` while no error has been
+    /// found (after one, nothing more would be kept) and collecting every problem.
+    static func drain(
+        _ input: String, options: ReadOptions, into report: inout ConversionReport,
+        _ body: (TaskRecord, Location) throws(Diagnostic) -> Void
+    ) {
+        func record(_ error: Diagnostic) {
+            if report.errors.count < maximumErrors {
+                report.errors.append(error)
+            } else {
+                report.suppressedErrors += 1
+            }
+        }
+        let source: any RecordSource
+        do {
+            source = try openRecordSource(input, options: options)
+        } catch {
+            report.unreadableInputs += 1
+            record(error)
+            return
+        }
+        defer { report.warnings += source.warnings }
+        while true {
+            let item: SourceItem
+            do {
+                guard let next = try source.next() else { return }
+                item = next
+            } catch {
+                record(error)  // the rest of this input cannot be read
+                return
+            }
+            switch item {
+            case .record(let taskRecord, let location):
+                report.records += 1
+                guard report.errors.isEmpty else { continue }
+                do {
+                    try body(taskRecord, location)
+                } catch {
+                    record(error)
+                }
+            case .failed(let diagnostics):
+                diagnostics.forEach(record)
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import ICalendar
+import TaskModel
+
+/// Builds `VEVENT`s from task records through libical, per DESIGN.md's mapping table.
+public struct EventWriter {
+    /// How ids become UIDs.
+    public var uidScheme: UIDScheme
+    /// `DTSTAMP`, Unix seconds: `SOURCE_DATE_EPOCH` when set, so output is reproducible.
+    public var timestamp: Int64
+    /// Write times as local times in this IANA zone (`TZID` + `VTIMEZONE`) instead of UTC.
+    public var zone: String?
+    /// The folder that relative attachment `path`s are read from.
+    public var attachmentBase: URL?
+
+    /// The `PRODID` taskcal writes.
+    public static let productID = "-//taskcal//taskcal 1.0//EN"
+    /// Marks a `DESCRIPTION`/`SUMMARY` that taskcal filled in because RFC 5545 requires one
+    /// but the record's alarm had none; reading drops it again, so nothing is invented.
+    static let filledParameter = Parameter("X-TASKCAL-FILLED", "TRUE")
+    /// Keeps the action of a disabled alarm, which RFC 9074 writes as `ACTION:NONE`.
+    static let disabledActionProperty = "X-TASKCAL-ACTION"
+
+    /// Creates a writer.
+    public init(
+        uidScheme: UIDScheme = UIDScheme(), timestamp: Int64, zone: String? = nil, attachmentBase: URL? = nil
+    ) {
+        self.uidScheme = uidScheme
+        self.timestamp = timestamp
+        self.zone = zone
+        self.attachmentBase = attachmentBase
+    }
+
+    /// `DTSTAMP` from `SOURCE_DATE_EPOCH` when it holds Unix seconds, else now.
+    public static func timestampFromEnvironment() -> Int64 {
+        if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let value = Int64(text) {
+            return value
+        }
+        return Int64(Date().timeIntervalSince1970)
+    }
+
+    /// The calendar's opening: `VCALENDAR` with `VERSION`, `PRODID`, `CALSCALE`, and the
+    /// `VTIMEZONE` of ``zone`` when set.
+    public func calendarHeader() throws(ICalendarError) -> Component {
+        let calendar = Component(kind: .calendar)
+        calendar.addProperty("VERSION", .literal("2.0"))
+        calendar.addProperty("PRODID", .text(Self.productID))
+        calendar.addProperty("CALSCALE", .literal("GREGORIAN"))
+        if let zone, zone != "UTC" {
+            calendar.add(try TimeZones.vtimezone(named: zone))
+        }
+        return calendar
+    }
+
+    /// The `VEVENT` for `record`.
+    ///
+    /// - Throws: ``Diagnostic`` when an attachment `path` cannot be read.
+    public func event(for record: TaskRecord) throws -> Component {
+        let event = Component(kind: .event)
+        event.addProperty("UID", .text(record.uid ?? uidScheme.uid(for: record.id)))
+        event.addProperty("DTSTAMP", .dateTime(DateTimeValue(utcEpoch: timestamp)))
+        event.addProperty("DTSTART", .dateTime(try time(record.dateStart, allDay: record.allDay)))
+        event.addProperty("DTEND", .dateTime(try time(record.dateFinish, allDay: record.allDay)))
+        event.addProperty("SUMMARY", .text(record.name))
+        if let description = record.description {
+            event.addProperty("DESCRIPTION", .text(description))
+        }
+        for (index, attachment) in record.attachments.enumerated() {
+            event.add(try property(for: attachment, index: index))
+        }
+        for alarm in record.alarms {
+            event.add(self.alarm(alarm, of: record))
+        }
+        return event
+    }
+
+    private func time(_ epoch: Int64, allDay: Bool) throws(ICalendarError) -> DateTimeValue {
+        if allDay {
+            var value = DateTimeValue(utcEpoch: epoch)
+            value.isDate = true
+            value.zone = .floating
+            return value
+        }
+        if let zone, zone != "UTC" { return try DateTimeValue(epoch: epoch, inZone: zone) }
+        return DateTimeValue(utcEpoch: epoch)
+    }
+
+    private func property(for attachment: TaskModel.Attachment, index: Int) throws -> Property {
+        var parameters: [Parameter] = []
+        if let mimeType = attachment.mimeType { parameters.append(Parameter("FMTTYPE", mimeType)) }
+        if let filename = attachment.filename { parameters.append(Parameter("FILENAME", filename)) }
+        switch attachment.content {
+        case .url(let url):
+            return Property("ATTACH", .attachmentURI(url), parameters: parameters)
+        case .inline(let data):
+            return Property("ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
+        case .path(let path):
+            let url = URL(fileURLWithPath: path, relativeTo: attachmentBase)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw Problem(field: "attachments[\(index)].path", "cannot read the file '\(url.path)'")
+            }
+            return Property("ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
+        }
+    }
+
+    private func alarm(_ alarm: TaskModel.Alarm, of record: TaskRecord) -> Component {
+        let component = Component(kind: .alarm)
+        let action = alarm.action.rawValue.uppercased()
+        component.addProperty("ACTION", .action(alarm.enabled ? action : "NONE"))
+        if !alarm.enabled {
+            component.addProperty(Self.disabledActionProperty, .text(action))
+        }
+        switch alarm.trigger {
+        case .relative(let duration, let fromEnd):
+            component.addProperty(
+                "TRIGGER", .relativeTrigger(duration), parameters: fromEnd ? [Parameter("RELATED", "END")] : [])
+        case .absolute(let epoch):
+            component.addProperty("TRIGGER", .absoluteTrigger(epoch: epoch))
+        }
+        // RFC 5545 §3.6.6: DISPLAY and EMAIL need DESCRIPTION; EMAIL also SUMMARY.
+        if let description = alarm.description {
+            component.addProperty("DESCRIPTION", .text(description))
+        } else if alarm.action != .audio {
+            component.addProperty("DESCRIPTION", .text(record.name), parameters: [Self.filledParameter])
+        }
+        if let summary = alarm.summary {
+            component.addProperty("SUMMARY", .text(summary))
+        } else if alarm.action == .email {
+            component.addProperty("SUMMARY", .text(record.name), parameters: [Self.filledParameter])
+        }
+        for attendee in alarm.attendees {
+            component.addProperty("ATTENDEE", .calAddress(attendee))
+        }
+        if let sound = alarm.sound {
+            component.addProperty("ATTACH", .attachmentURI(sound))
+        }
+        if let repeatCount = alarm.repeatCount, let interval = alarm.repeatInterval {
+            component.addProperty("REPEAT", .integer(repeatCount))
+            component.addProperty("DURATION", .duration(interval))
+        }
+        return component
+    }
+}

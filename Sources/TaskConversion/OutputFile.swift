@@ -1,0 +1,86 @@
+import Foundation
+
+/// A file written atomically: to a temporary file beside the target, renamed over it only
+/// when everything was written. A failed or interrupted run leaves the target as it was.
+/// `-` writes to standard output instead (no atomicity is possible there).
+final class OutputFile {
+    let displayPath: String
+    private let target: String?
+    private let temporary: String?
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var done = false
+
+    init(path: String) throws(Diagnostic) {
+        displayPath = path
+        if path == "-" {
+            target = nil
+            temporary = nil
+            descriptor = STDOUT_FILENO
+            return
+        }
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var template = Array("\(directory)/.\(url.lastPathComponent).taskcal-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard made >= 0 else {
+            throw Diagnostic(.error, Location(file: path), "cannot create the output file: \(String(cString: strerror(errno)))")
+        }
+        fchmod(made, 0o644)
+        target = url.path
+        temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        descriptor = made
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit {
+        if !done { abandon() }
+    }
+
+    func write(_ text: String) throws(Diagnostic) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    func write(bytes: [UInt8]) throws(Diagnostic) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    private func flush() throws(Diagnostic) {
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                throw Diagnostic(.error, Location(file: displayPath), "cannot write: \(reason)")
+            }
+            offset += written
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, syncs and renames the temporary file over the target.
+    func commit() throws(Diagnostic) {
+        try flush()
+        done = true
+        guard let target, let temporary else { return }
+        if fsync(descriptor) != 0 || close(descriptor) != 0 || rename(temporary, target) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw Diagnostic(.error, Location(file: displayPath), "cannot write: \(reason)")
+        }
+    }
+
+    /// Removes the temporary file; the target is untouched.
+    func abandon() {
+        guard !done else { return }
+        done = true
+        buffer.removeAll()
+        if let temporary {
+            close(descriptor)
+            unlink(temporary)
+        }
+    }
+}

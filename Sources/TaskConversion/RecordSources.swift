@@ -1,0 +1,216 @@
+import Foundation
+import ICalendar
+import TaskModel
+
+/// One step of reading: a valid record with where it came from, or what was wrong with one.
+public enum SourceItem {
+    case record(TaskRecord, Location)
+    case failed([Diagnostic])
+}
+
+/// A stream of records from one input file, read one at a time where the format allows.
+public protocol RecordSource: AnyObject {
+    /// The next record or failure; `nil` at the end.
+    ///
+    /// - Throws: ``Diagnostic`` when the rest of the input cannot be read at all.
+    func next() throws(Diagnostic) -> SourceItem?
+    /// Warnings so far (floating times, missing UIDs …).
+    var warnings: [Diagnostic] { get }
+}
+
+/// How to read inputs.
+public struct ReadOptions: Sendable {
+    /// The format, when the file name does not tell it (standard input).
+    public var format: Format?
+    /// UIDs of this scheme come back as plain ids.
+    public var uidScheme = UIDScheme()
+    /// The zone for floating iCalendar times (`--tz`).
+    public var floatingZone: String?
+    /// Where to write inline attachments instead of keeping them as base64.
+    public var extraction: AttachmentExtraction?
+
+    /// Creates options.
+    public init(format: Format? = nil, uidScheme: UIDScheme = UIDScheme(), floatingZone: String? = nil,
+                extraction: AttachmentExtraction? = nil) {
+        self.format = format
+        self.uidScheme = uidScheme
+        self.floatingZone = floatingZone
+        self.extraction = extraction
+    }
+}
+
+/// Opens `path` (`-` is standard input) as a record source.
+public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagnostic) -> any RecordSource {
+    let location = Location(file: path)
+    guard let format = options.format ?? Format(path: path) else {
+        throw Diagnostic(
+            .error, location,
+            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --from json|ndjson|ics")
+    }
+    switch format {
+    case .json: return try JSONRecordSource(path: path)
+    case .ndjson: return try NDJSONRecordSource(path: path)
+    case .ics: return try ICSRecordSource(path: path, options: options)
+    }
+}
+
+private func openFailure(_ path: String, _ error: ICalendarError) -> Diagnostic {
+    Diagnostic(.error, Location(file: path), error.message)
+}
+
+/// A JSON array of records (or one record), read whole: JSON arrays cannot be streamed
+/// without a streaming parser; NDJSON is the format for very large files.
+final class JSONRecordSource: RecordSource {
+    private let path: String
+    private var results: [Result<TaskRecord, RecordProblems>]
+    private var index = 0
+    let warnings: [Diagnostic] = []
+
+    init(path: String) throws(Diagnostic) {
+        self.path = path
+        let data: Data
+        do {
+            if path == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            }
+        } catch {
+            throw Diagnostic(.error, Location(file: path), "cannot read: \(Self.reason(error))")
+        }
+        do {
+            results = try TaskJSON.decodeFile(data)
+        } catch {
+            throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError {
+            return "no such file"
+        }
+        return nsError.localizedDescription
+    }
+
+    func next() throws(Diagnostic) -> SourceItem? {
+        guard index < results.count else { return nil }
+        defer { index += 1 }
+        switch results[index] {
+        case .success(let record):
+            return .record(record, Location(file: path, index: index))
+        case .failure(let problems):
+            return .failed(problems.problems.map {
+                Diagnostic(.error, Location(file: path, index: index, field: $0.field), $0.message)
+            })
+        }
+    }
+}
+
+/// One record per line, streamed.
+final class NDJSONRecordSource: RecordSource {
+    private let path: String
+    private let lines: LineSource
+    private var lineNumber = 0
+    let warnings: [Diagnostic] = []
+
+    init(path: String) throws(Diagnostic) {
+        self.path = path
+        do {
+            lines = try LineSource(path: path)
+        } catch {
+            throw openFailure(path, error)
+        }
+    }
+
+    func next() throws(Diagnostic) -> SourceItem? {
+        while true {
+            let line: [UInt8]
+            do {
+                guard let next = try lines.nextLine(limit: 256 << 20, lineNumber: lineNumber + 1) else { return nil }
+                line = next
+            } catch {
+                throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
+            }
+            lineNumber += 1
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            let location = Location(file: path, line: lineNumber)
+            do {
+                switch try TaskJSON.decodeLine(Data(line)) {
+                case .success(let record):
+                    return .record(record, location)
+                case .failure(let problems):
+                    return .failed(problems.problems.map {
+                        Diagnostic(.error, Location(file: path, line: lineNumber, field: $0.field), $0.message)
+                    })
+                }
+            } catch {
+                return .failed([Diagnostic(.error, location, error.message)])
+            }
+        }
+    }
+}
+
+/// `VEVENT`s of an iCalendar file, one component at a time.
+final class ICSRecordSource: RecordSource {
+    private let path: String
+    private let reader: ICalendarReader
+    private let events: EventReader
+    private(set) var warnings: [Diagnostic] = []
+
+    init(path: String, options: ReadOptions) throws(Diagnostic) {
+        self.path = path
+        do {
+            reader = try ICalendarReader(path: path)
+        } catch {
+            throw openFailure(path, error)
+        }
+        events = EventReader(uidScheme: options.uidScheme, floatingZone: options.floatingZone, extraction: options.extraction)
+    }
+
+    func next() throws(Diagnostic) -> SourceItem? {
+        while true {
+            let item: ICalendarReader.Item?
+            do {
+                item = try reader.next()
+            } catch {
+                throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
+            }
+            switch item {
+            case nil:
+                return nil
+            case .failed(let kind, let line, let errors)?:
+                if kind != .event && kind != .timeZone {
+                    warnings.append(Diagnostic(.warning, Location(file: path, line: line), "a \(kind) with errors was skipped"))
+                    continue
+                }
+                return .failed(errors.map { Diagnostic(.error, Location(file: path, line: $0.line ?? line), $0.message) })
+            case .component(let component)?:
+                guard component.kind == .event else {
+                    warnings.append(
+                        Diagnostic(.warning, Location(file: path, line: component.lineNumber),
+                                   "\(component.kind) is not converted: the task format holds events (VEVENT)"))
+                    continue
+                }
+                do {
+                    let (record, notes) = try events.record(
+                        from: component, calendarZone: reader.calendarProperties["X-WR-TIMEZONE"])
+                    let location = Location(file: path, line: component.lineNumber)
+                    warnings += notes.map { Diagnostic(.warning, Location(file: path), $0) }
+                    let problems = record.problems
+                    if !problems.isEmpty {
+                        return .failed(problems.map { Diagnostic(.error, Location(file: path, line: component.lineNumber, field: $0.field), $0.message) })
+                    }
+                    return .record(record, location)
+                } catch {
+                    return .failed(error.errors.map {
+                        Diagnostic(.error, Location(file: path, line: $0.line ?? component.lineNumber), $0.message)
+                    })
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Reading the task format from JSON text: whole files (an array or one record) and single
+/// NDJSON lines. Each record is decoded on its own, so one bad record does not hide the
+/// problems of the others.
+public enum TaskJSON {
+    /// Text that is not JSON at all, with the position the parser gave up at.
+    public struct SyntaxError: Error, Sendable, CustomStringConvertible {
+        /// 1-based line, when the parser said.
+        public var line: Int?
+        /// What the parser said.
+        public var message: String
+
+        public var description: String { message }
+    }
+
+    /// The records of a JSON file: an array of records, or a single record object.
+    public static func decodeFile(_ data: Data) throws(SyntaxError) -> [Result<TaskRecord, RecordProblems>] {
+        let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
+        do {
+            switch first {
+            case UInt8(ascii: "["):
+                return try JSONDecoder().decode([Lossy].self, from: data).map(\.result)
+            case UInt8(ascii: "{"):
+                return [try JSONDecoder().decode(Lossy.self, from: data).result]
+            case nil:
+                throw SyntaxError(line: 1, message: "the file is empty; expected a JSON array of task records")
+            default:
+                throw SyntaxError(line: 1, message: "expected a JSON array of task records ([…]) or one record ({…})")
+            }
+        } catch let error as SyntaxError {
+            throw error
+        } catch {
+            throw syntaxError(error, in: data)
+        }
+    }
+
+    /// One record from one line of NDJSON.
+    public static func decodeLine(_ data: Data) throws(SyntaxError) -> Result<TaskRecord, RecordProblems> {
+        do {
+            return try JSONDecoder().decode(Lossy.self, from: data).result
+        } catch {
+            throw syntaxError(error, in: data)
+        }
+    }
+
+    private static func syntaxError(_ error: any Error, in data: Data) -> SyntaxError {
+        var message = "not valid JSON"
+        var line: Int?
+        if case DecodingError.dataCorrupted(let context) = error {
+            message = context.debugDescription
+            if let underlying = context.underlyingError {
+                let text = "\(underlying)"
+                message = Self.cleanMessage(text) ?? message
+            }
+        } else if case DecodingError.typeMismatch(_, let context) = error {
+            message = context.debugDescription
+        }
+        // "… around line 3, column 7." — the parser's own words; keep the line number apart.
+        if let range = message.range(of: "line "),
+            let number = Int(message[range.upperBound...].prefix { $0.isNumber })
+        {
+            line = number
+        }
+        return SyntaxError(line: line, message: "not valid JSON: \(message)")
+    }
+
+    private static func cleanMessage(_ text: String) -> String? {
+        guard let start = text.range(of: "NSDebugDescription=") else { return nil }
+        var rest = text[start.upperBound...]
+        if let end = rest.firstIndex(where: { $0 == "," || $0 == "}" }) { rest = rest[..<end] }
+        return String(rest).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// A record decoded with its problems caught instead of thrown.
+    private struct Lossy: Decodable {
+        var result: Result<TaskRecord, RecordProblems>
+
+        init(from decoder: any Decoder) throws {
+            do {
+                let record = try TaskRecord(from: decoder)
+                let problems = record.problems
+                result = problems.isEmpty ? .success(record) : .failure(RecordProblems(problems))
+            } catch let problems as RecordProblems {
+                result = .failure(problems)
+            }
+        }
+    }
+}

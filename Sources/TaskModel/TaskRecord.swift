@@ -1,0 +1,126 @@
+import Foundation
+
+/// One entry of a diary or task list: the record of taskcal's JSON task format.
+///
+/// ```json
+/// {"id": 1, "date_start": "147600000", "date_finish": "147610000",
+///  "name": "My task", "description": "Описание моего дела"}
+/// ```
+///
+/// Times are Unix seconds. The interval is half-open: an entry from 14:00 to 15:00 and one
+/// from 15:00 to 16:00 do not overlap. Optional fields are written only when present.
+public struct TaskRecord: Sendable, Hashable {
+    /// The record's number; it maps to a stable iCalendar `UID` and back.
+    public var id: Int64
+    /// Start, Unix seconds.
+    public var dateStart: Int64
+    /// End, Unix seconds; never before ``dateStart``.
+    public var dateFinish: Int64
+    /// A short title; never empty.
+    public var name: String
+    /// Free text, possibly several lines.
+    public var description: String?
+    /// The iCalendar `UID` when it is not the one derived from ``id``.
+    public var uid: String?
+    /// An all-day entry (`DTSTART;VALUE=DATE`): start and finish are UTC midnights and the
+    /// finish is exclusive, as in iCalendar.
+    public var allDay: Bool
+    /// Files attached to the entry.
+    public var attachments: [Attachment]
+    /// Reminders.
+    public var alarms: [Alarm]
+
+    /// Creates a record.
+    public init(
+        id: Int64, dateStart: Int64, dateFinish: Int64, name: String, description: String? = nil,
+        uid: String? = nil, allDay: Bool = false, attachments: [Attachment] = [], alarms: [Alarm] = []
+    ) {
+        self.id = id
+        self.dateStart = dateStart
+        self.dateFinish = dateFinish
+        self.name = name
+        self.description = description
+        self.uid = uid
+        self.allDay = allDay
+        self.attachments = attachments
+        self.alarms = alarms
+    }
+}
+
+/// A file attached to a record: inline bytes, a link, or a file on disk.
+public struct Attachment: Sendable, Hashable {
+    /// Where the attachment's bytes are.
+    public enum Content: Sendable, Hashable {
+        /// The bytes themselves (`"data"`: base64 in JSON, `ENCODING=BASE64` in iCalendar).
+        case inline(Data)
+        /// A link (`"url"`; `ATTACH:https://…`).
+        case url(String)
+        /// A file written by `--extract-attachments` (`"path"`); it becomes inline data again
+        /// when converted to iCalendar.
+        case path(String)
+    }
+
+    /// The file name to show and to save as.
+    public var filename: String?
+    /// The media type (`FMTTYPE`), e.g. `image/jpeg`.
+    public var mimeType: String?
+    /// The bytes or where they are.
+    public var content: Content
+
+    /// Creates an attachment.
+    public init(filename: String? = nil, mimeType: String? = nil, content: Content) {
+        self.filename = filename
+        self.mimeType = mimeType
+        self.content = content
+    }
+}
+
+/// A reminder (`VALARM`).
+public struct Alarm: Sendable, Hashable {
+    /// What the alarm does (RFC 5545 `ACTION`).
+    public enum Action: String, Sendable, Hashable, CaseIterable {
+        case display, audio, email
+    }
+
+    /// When the alarm fires.
+    public enum Trigger: Sendable, Hashable {
+        /// An RFC 5545 duration (`-PT15M`) from the start, or from the end when `fromEnd`.
+        case relative(String, fromEnd: Bool)
+        /// An absolute time, Unix seconds.
+        case absolute(Int64)
+    }
+
+    public var action: Action
+    public var trigger: Trigger
+    /// The text to show (display) or the message body (email).
+    public var description: String?
+    /// The subject of an email alarm.
+    public var summary: String?
+    /// Recipients of an email alarm (`mailto:` addresses).
+    public var attendees: [String]
+    /// The sound of an audio alarm (a URI).
+    public var sound: String?
+    /// How many more times the alarm repeats after the first.
+    public var repeatCount: Int?
+    /// The pause between repeats (an RFC 5545 duration).
+    public var repeatInterval: String?
+    /// `false` keeps an alarm that must not fire (RFC 9074 `ACTION:NONE`).
+    public var enabled: Bool
+
+    /// Creates an alarm.
+    public init(
+        action: Action, trigger: Trigger, description: String? = nil, summary: String? = nil,
+        attendees: [String] = [], sound: String? = nil, repeatCount: Int? = nil,
+        repeatInterval: String? = nil, enabled: Bool = true
+    ) {
+        self.action = action
+        self.trigger = trigger
+        self.description = description
+        self.summary = summary
+        self.attendees = attendees
+        self.sound = sound
+        self.repeatCount = repeatCount
+        self.repeatInterval = repeatInterval
+        self.enabled = enabled
+    }
+}

@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import ICalendar
+import TaskConversion
+
+extension Format: ExpressibleByArgument {}
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert between JSON, NDJSON and iCalendar (.ics).",
+        discussion: """
+            Formats come from the file extensions (.json, .ndjson/.jsonl, .ics); use --from
+            and --to for standard input and output (-). Records keep their order. Nothing
+            is written unless the whole input is valid: errors name the file and line (or
+            JSON index and field), and the exit code is 2.
+
+            Examples:
+              taskcal convert tasks.json -o tasks.ics
+              taskcal convert export.ics -o tasks.json --tz Europe/Moscow
+              taskcal convert big.ndjson -o big.ics          (streamed, flat memory)
+              cat tasks.json | taskcal convert - --from json --to ics > tasks.ics
+              taskcal convert mail.ics -o mail.json --extract-attachments files/
+
+            DTSTAMP is the time of conversion, or SOURCE_DATE_EPOCH when it is set, so the
+            same input gives byte-identical output.
+            """
+    )
+
+    @Argument(help: "Input files (- for standard input). Several inputs go into one output, in order.")
+    var inputs: [String]
+
+    @Option(name: .shortAndLong, help: "Output file (- for standard output, the default).")
+    var output: String = "-"
+
+    @Option(help: "Input format when the name does not tell it: json, ndjson or ics.")
+    var from: Format?
+
+    @Option(help: "Output format when the name does not tell it: json, ndjson or ics. Default: the other family (JSON → ics, ics → json).")
+    var to: Format?
+
+    @Option(
+        help: ArgumentHelp(
+            "IANA time zone (Europe/Moscow).",
+            discussion: "Writing .ics: times are written in this zone with a VTIMEZONE (default UTC). Reading .ics: floating times (no zone) are read in it (default: the file's X-WR-TIMEZONE, else the local zone).",
+            valueName: "zone"))
+    var tz: String?
+
+    @Option(help: "Domain of the UIDs derived from ids (taskcal-ID@DOMAIN), to make them globally unique.")
+    var uidDomain: String = UIDScheme.defaultDomain
+
+    @Option(help: "Write inline attachments of .ics input to files in this folder and record their paths instead of base64.")
+    var extractAttachments: String?
+
+    @Flag(name: .shortAndLong, help: "Print only errors.")
+    var quiet = false
+
+    func validate() throws {
+        if let tz, !TimeZones.isKnown(tz) {
+            throw ValidationError("unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
+        }
+        if inputs.contains("-") && from == nil {
+            throw ValidationError("reading standard input needs --from json|ndjson|ics")
+        }
+        if uidDomain.isEmpty || uidDomain.contains(where: { $0.isWhitespace || $0 == "@" }) {
+            throw ValidationError("--uid-domain '\(uidDomain)' is not a domain such as example.org")
+        }
+    }
+
+    func run() throws {
+        let inputFormat = from ?? inputs.lazy.compactMap { Format(path: $0) }.first
+        var outputFormat = to
+        if outputFormat == nil && (output == "-" || Format(path: output) == nil) {
+            outputFormat = inputFormat == .ics ? .json : .ics
+        }
+        if output != "-", FileManager.default.fileExists(atPath: output),
+            inputs.contains(where: { sameFile($0, output) })
+        {
+            throw ValidationError("the output \(output) is also an input; choose another output file")
+        }
+        let scheme = UIDScheme(domain: uidDomain)
+        var extraction: AttachmentExtraction?
+        if let extractAttachments {
+            let relativeTo = output == "-" ? nil : URL(fileURLWithPath: output).deletingLastPathComponent()
+            extraction = AttachmentExtraction(directory: URL(fileURLWithPath: extractAttachments), relativeTo: relativeTo)
+        }
+        let read = ReadOptions(format: from, uidScheme: scheme, floatingZone: tz, extraction: extraction)
+        let write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
+        let report = Converter.convert(inputs: inputs, output: output, read: read, write: write)
+        Console.show(report, quiet: quiet)
+        guard report.succeeded else {
+            Console.error("nothing written: fix the \(report.errors.count + report.suppressedErrors) error(s) above")
+            throw ExitCode(2)
+        }
+        if !quiet && output != "-" {
+            Console.note("wrote \(report.records) record\(report.records == 1 ? "" : "s") to \(output)")
+        }
+    }
+
+    private func sameFile(_ first: String, _ second: String) -> Bool {
+        guard first != "-" else { return false }
+        return URL(fileURLWithPath: first).standardizedFileURL.path == URL(fileURLWithPath: second).standardizedFileURL.path
+    }
+}
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check task files (JSON, NDJSON, .ics) and report every problem.",
+        discussion: """
+            Prints each problem as FILE:LINE: message (or FILE: [INDEX].field: message for
+            JSON) and exits 1 when there is any; 2 when a file cannot be read; 0 when all
+            files are valid.
+
+            Example:
+              taskcal validate tasks.json export.ics
+            """
+    )
+
+    @Argument(help: "Files to check (- for standard input, with --from).")
+    var inputs: [String]
+
+    @Option(help: "Input format when the name does not tell it: json, ndjson or ics.")
+    var from: Format?
+
+    @Option(help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).")
+    var tz: String?
+
+    @Flag(name: .shortAndLong, help: "Print only problems.")
+    var quiet = false
+
+    func validate() throws {
+        if let tz, !TimeZones.isKnown(tz) {
+            throw ValidationError("unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
+        }
+    }
+
+    func run() throws {
+        let report = Converter.validate(inputs: inputs, read: ReadOptions(format: from, floatingZone: tz))
+        Console.show(report, quiet: quiet)
+        if report.unreadableInputs > 0 { throw ExitCode(2) }
+        guard report.succeeded else {
+            Console.error("\(report.errors.count + report.suppressedErrors) problem(s) found")
+            throw ExitCode(1)
+        }
+        if !quiet {
+            print("valid: \(report.records) record\(report.records == 1 ? "" : "s") in \(inputs.count) file\(inputs.count == 1 ? "" : "s")")
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+
+@main
+struct TaskcalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "taskcal",
+        abstract: "Convert tasks to iCalendar and back; keep a diary without double bookings.",
+        discussion: """
+            Task files are JSON arrays of records such as
+              {"id": 1, "date_start": "147600000", "date_finish": "147610000",
+               "name": "My task", "description": "Описание моего дела"}
+            (times are Unix seconds). NDJSON (.ndjson, .jsonl) holds one record a line.
+            iCalendar files (.ics) come from and go to Google Calendar, Apple Calendar,
+            Outlook and Thunderbird.
+
+            Exit codes: 0 success; 1 the command found what it reports (an invalid file
+            under validate); 2 bad usage or unreadable input.
+            """,
+        version: "1.0.0",
+        subcommands: [Convert.self, Validate.self]
+    )
+}
