@@ -183,6 +183,8 @@ public final class ICalendarReader {
         var content = line
         if let valueStart, EdgeWhitespace.textProperties.contains(name) {
             EdgeWhitespace.protect(&content, valueStart: valueStart)
+        } else if let valueStart, valueStart == content.count, name == "ATTACH" {
+            EdgeWhitespace.protect(&content, valueStart: valueStart)  // an empty file, inline
         }
         lineMaps.last?.properties.append((name, number))
         feed(content)

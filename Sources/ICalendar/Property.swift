@@ -169,6 +169,14 @@ public final class Property {
             icalparameter_set_xvalue(made, parameter.value)
             return made
         }
+        if kind == ICAL_FILENAME_PARAMETER || kind == ICAL_FMTTYPE_PARAMETER || kind == ICAL_CN_PARAMETER {
+            // libical decodes RFC 6868 (^^ ^n ^') when parsing but does not encode `^` when
+            // printing, so "^^" would come back as "^". Encode here; what libical does
+            // encode on its own (" and newlines) is then no longer there to encode twice.
+            let encoded = parameter.value.replacingOccurrences(of: "^", with: "^^")
+                .replacingOccurrences(of: "\"", with: "^'").replacingOccurrences(of: "\n", with: "^n")
+            return icalparameter_new_from_value_string(kind, encoded)!
+        }
         guard let made = icalparameter_new_from_value_string(kind, parameter.value) else {
             preconditionFailure("libical rejects \(parameter.name)=\(parameter.value)")
         }
@@ -218,6 +226,14 @@ public final class Property {
             return Parameter(name, value)
         }
         let name = String(cString: icalparameter_kind_to_string(kind))
+        // Text parameters have getters that return the decoded value itself.
+        switch kind {
+        case ICAL_FILENAME_PARAMETER: return Parameter(name, Libical.copyString(icalparameter_get_filename(parameter)) ?? "")
+        case ICAL_FMTTYPE_PARAMETER: return Parameter(name, Libical.copyString(icalparameter_get_fmttype(parameter)) ?? "")
+        case ICAL_TZID_PARAMETER: return Parameter(name, Libical.copyString(icalparameter_get_tzid(parameter)) ?? "")
+        case ICAL_CN_PARAMETER: return Parameter(name, Libical.copyString(icalparameter_get_cn(parameter)) ?? "")
+        default: break
+        }
         // `NAME=VALUE` or `NAME="VALUE"`: the generic getter libical offers for every kind.
         let text = Libical.takeString(icalparameter_as_ical_string_r(parameter)) ?? ""
         var value = Substring(text)
@@ -279,10 +295,10 @@ public final class Property {
     public var attachment: Attachment? {
         guard let attach = icalproperty_get_attach(pointer) else { return nil }
         if icalattach_get_is_url(attach) != 0 {
-            return .uri(Libical.copyString(icalattach_get_url(attach)) ?? "")
+            return .uri(EdgeWhitespace.restore(icalattach_get_url(attach)))
         }
         guard let data = icalattach_get_data(attach) else { return .base64("") }
-        return .base64(String(cString: UnsafeRawPointer(data).assumingMemoryBound(to: CChar.self)))
+        return .base64(EdgeWhitespace.restore(UnsafeRawPointer(data).assumingMemoryBound(to: CChar.self)))
     }
 
     /// The `ACTION` value, upper-cased (`DISPLAY`, `NONE`, `X-…`).

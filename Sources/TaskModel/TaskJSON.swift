@@ -44,32 +44,33 @@ public enum TaskJSON {
         }
     }
 
+    /// A syntax error with a line and column. Foundation's JSONDecoder on Linux says only
+    /// "not valid JSON"; JSONSerialization says "around character N", which is turned into
+    /// a line and column here.
     private static func syntaxError(_ error: any Error, in data: Data) -> SyntaxError {
-        var message = "not valid JSON"
-        var line: Int?
-        if case DecodingError.dataCorrupted(let context) = error {
-            message = context.debugDescription
-            if let underlying = context.underlyingError {
-                let text = "\(underlying)"
-                message = Self.cleanMessage(text) ?? message
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "not valid JSON"
+            var line = 1
+            var column = 1
+            if let range = text.range(of: "character "),
+                let offset = Int(text[range.upperBound...].prefix { $0.isNumber })
+            {
+                for byte in data.prefix(offset) {
+                    if byte == 0x0A {
+                        line += 1
+                        column = 1
+                    } else if byte & 0xC0 != 0x80 {
+                        column += 1
+                    }
+                }
+                let reason = text[..<range.lowerBound].replacingOccurrences(of: " around ", with: "")
+                return SyntaxError(line: line, message: "not valid JSON: \(reason) at line \(line), column \(column)")
             }
-        } else if case DecodingError.typeMismatch(_, let context) = error {
-            message = context.debugDescription
+            return SyntaxError(line: nil, message: "not valid JSON: \(text)")
         }
-        // "… around line 3, column 7." — the parser's own words; keep the line number apart.
-        if let range = message.range(of: "line "),
-            let number = Int(message[range.upperBound...].prefix { $0.isNumber })
-        {
-            line = number
-        }
-        return SyntaxError(line: line, message: "not valid JSON: \(message)")
-    }
-
-    private static func cleanMessage(_ text: String) -> String? {
-        guard let start = text.range(of: "NSDebugDescription=") else { return nil }
-        var rest = text[start.upperBound...]
-        if let end = rest.firstIndex(where: { $0 == "," || $0 == "}" }) { rest = rest[..<end] }
-        return String(rest).trimmingCharacters(in: .whitespaces)
+        return SyntaxError(line: nil, message: "not valid JSON: \(error)")
     }
 
     /// A record decoded with its problems caught instead of thrown.

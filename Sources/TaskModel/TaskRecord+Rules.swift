@@ -66,8 +66,13 @@ extension Attachment {
         }
         if let filename {
             if filename.isEmpty { found.append(Problem(field: "filename", "is empty")) }
-            if filename.contains("\"") {
-                found.append(Problem(field: "filename", "contains a double quote, which an iCalendar parameter cannot carry"))
+            if filename.first?.isWhitespace == true || filename.last?.isWhitespace == true {
+                found.append(
+                    Problem(field: "filename", "starts or ends with whitespace, which iCalendar parameters do not keep"))
+            }
+            if filename.hasSuffix("\\") {
+                // libical reads `FILENAME=a\:` as an escaped colon and loses the value.
+                found.append(Problem(field: "filename", "ends with a backslash, which an iCalendar parameter cannot end with"))
             }
             found += TaskRecord.textProblems(filename, field: "filename", allowLineBreaks: false)
         }

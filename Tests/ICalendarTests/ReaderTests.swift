@@ -1,0 +1,232 @@
+import Foundation
+import ICalendar
+import Testing
+
+/// Reads every top-level component of `text`, failing the test on any thrown error.
+private func items(_ text: String) throws -> [ICalendarReader.Item] {
+    let reader = ICalendarReader(text: text)
+    var result: [ICalendarReader.Item] = []
+    while let item = try reader.next() { result.append(item) }
+    return result
+}
+
+private func calendar(_ body: String) -> String {
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + body + "END:VCALENDAR\r\n"
+}
+
+private func event(_ lines: String) -> String {
+    "BEGIN:VEVENT\r\nUID:1@test\r\nDTSTAMP:20240101T000000Z\r\n" + lines + "END:VEVENT\r\n"
+}
+
+/// The error `text` makes the reader throw.
+private func readingError(_ text: String) -> ICalendarError? {
+    do {
+        _ = try items(text)
+        return nil
+    } catch {
+        return error as? ICalendarError
+    }
+}
+
+@Suite("ICalendarReader: streaming and libical's traps")
+struct ReaderTests {
+    @Test("each VEVENT comes back in file order with its properties")
+    func readsEventsInOrder() throws {
+        let text = calendar(
+            event("DTSTART:20240310T093000Z\r\nSUMMARY:first\r\n")
+                + event("DTSTART:20240311T093000Z\r\nSUMMARY:second\r\n"))
+        let summaries = try items(text).map { item -> String in
+            guard case .component(let component) = item else { return "failed" }
+            return component.firstProperty(named: "SUMMARY")?.text ?? "none"
+        }
+        #expect(summaries == ["first", "second"])
+    }
+
+    @Test("leading and trailing whitespace of text survives (libical trims it)")
+    func keepsEdgeWhitespace() throws {
+        let text = calendar(event("DTSTART:20240310T093000Z\r\nSUMMARY:  two spaces, a tab\t\r\nDESCRIPTION:\r\n"))
+        guard case .component(let component) = try items(text).first else {
+            Issue.record("no component")
+            return
+        }
+        #expect(component.firstProperty(named: "SUMMARY")?.text == "  two spaces, a tab\t")
+        #expect(component.firstProperty(named: "DESCRIPTION")?.text == "")
+    }
+
+    @Test("folded lines are unfolded, including inside multi-byte characters")
+    func unfoldsLines() throws {
+        // The fold splits "д" (D0 B4) between its two bytes: legal for the bytes on the wire.
+        var bytes = Array(calendar(event("DTSTART:20240310T093000Z\r\nSUMMARY:Пер\u{0}")).utf8)
+        let marker = bytes.firstIndex(of: 0)!
+        bytes.replaceSubrange(marker...marker, with: Array("\u{0434}".utf8.prefix(1)) + Array("\r\n ".utf8) + Array("\u{0434}".utf8.suffix(1)) + Array("ело\r\n".utf8))
+        let reader = ICalendarReader(bytes: bytes)
+        guard case .component(let component)? = try reader.next() else {
+            Issue.record("no component")
+            return
+        }
+        #expect(component.firstProperty(named: "SUMMARY")?.text == "Перд" + "ело")
+    }
+
+    @Test("a missing END is an error naming the BEGIN line (libical returns nil silently)")
+    func missingEnd() {
+        let error = readingError("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\n")
+        #expect(error?.kind == .unbalancedComponents)
+        #expect(error?.line == 2)
+        #expect(error?.message.contains("BEGIN:VEVENT has no END:VEVENT") == true)
+    }
+
+    @Test("an END that closes another component is an error with its line")
+    func mismatchedEnd() {
+        let error = readingError("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
+        #expect(error?.kind == .unbalancedComponents)
+        #expect(error?.line == 4)
+    }
+
+    @Test("deep nesting is refused before libical's recursive free can overflow the stack")
+    func deepNesting() {
+        let depth = 100_000
+        let text = "BEGIN:VCALENDAR\r\n" + String(repeating: "BEGIN:VEVENT\r\n", count: depth)
+            + String(repeating: "END:VEVENT\r\n", count: depth) + "END:VCALENDAR\r\n"
+        let error = readingError(text)
+        #expect(error?.kind == .nestingTooDeep)
+        #expect(error?.line == 13)
+    }
+
+    @Test("a 10 MB line is refused at once, not parsed in quadratic time")
+    func hugeLine() {
+        let text = calendar(event("DTSTART:20240310T093000Z\r\nDESCRIPTION:" + String(repeating: "x", count: 10 << 20) + "\r\n"))
+        let error = readingError(text)
+        #expect(error?.kind == .lineTooLong)
+        #expect(error?.line == 8)
+    }
+
+    @Test("a long folded value is fine: folding is how RFC 5545 carries it")
+    func longFoldedValue() throws {
+        let value = String(repeating: "y", count: 2 << 20)
+        var folded = "DESCRIPTION:"
+        var rest = Substring(value)
+        while !rest.isEmpty {
+            folded += rest.prefix(70) + "\r\n "
+            rest = rest.dropFirst(70)
+        }
+        folded.removeLast(1)
+        let text = calendar(event("DTSTART:20240310T093000Z\r\n" + folded))
+        guard case .component(let component) = try items(text).first else {
+            Issue.record("no component")
+            return
+        }
+        #expect(component.firstProperty(named: "DESCRIPTION")?.text.count == value.count)
+    }
+
+    @Test("a NUL byte is an error with its line")
+    func nulByte() {
+        let error = readingError(calendar(event("DTSTART:20240310T093000Z\r\nSUMMARY:a\u{0}b\r\n")))
+        #expect(error?.kind == .invalidEncoding)
+        #expect(error?.line == 8)
+    }
+
+    @Test("bytes that are not UTF-8 are an error with their line")
+    func invalidUTF8() {
+        var bytes = Array(calendar(event("DTSTART:20240310T093000Z\r\nSUMMARY:caf#\r\n")).utf8)
+        bytes[bytes.firstIndex(of: UInt8(ascii: "#"))!] = 0xE9  // Latin-1 é
+        let reader = ICalendarReader(bytes: bytes)
+        #expect(throws: ICalendarError.self) {
+            while try reader.next() != nil {}
+        }
+        do {
+            let again = ICalendarReader(bytes: bytes)
+            while try again.next() != nil {}
+        } catch {
+            #expect(error.kind == .invalidEncoding)
+            #expect(error.line == 8)
+        }
+    }
+
+    @Test("a garbage line fails its component with libical's reason and the line number")
+    func garbageLine() throws {
+        let text = calendar(event("DTSTART:20240310T093000Z\r\nthis is not a content line\r\n"))
+        guard case .failed(let kind, let line, let errors) = try items(text).first else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(kind == .event)
+        #expect(line == 4)
+        #expect(errors.first?.line == 8)
+        #expect(errors.first?.message.contains("this is not a content line") == true)
+    }
+
+    @Test("an unparseable date fails with the property's line (libical removes the property)")
+    func unparseableDate() throws {
+        let text = calendar(event("DTSTART:tomorrow\r\n"))
+        guard case .failed(_, _, let errors) = try items(text).first else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(errors.first?.line == 7)
+        #expect(errors.first?.message.contains("DTSTART") == true)
+    }
+
+    @Test("an impossible date that libical accepts is refused when read")
+    func impossibleDate() throws {
+        let text = calendar(event("DTSTART:20240230T100000Z\r\n"))
+        guard case .component(let component) = try items(text).first else {
+            Issue.record("libical should accept the line")
+            return
+        }
+        #expect(throws: ICalendarError.self) { try component.firstProperty(named: "DTSTART")?.dateTime() }
+        do {
+            _ = try component.firstProperty(named: "DTSTART")?.dateTime()
+        } catch {
+            #expect(error.message.contains("day 30 does not exist"))
+            #expect(error.line == 7)
+        }
+    }
+
+    @Test("an unknown TZID is an error, not a time silently read as UTC")
+    func unknownZone() throws {
+        let text = calendar(event("DTSTART;TZID=Nowhere/Zone:20240310T093000\r\n"))
+        guard case .component(let component) = try items(text).first else {
+            Issue.record("no component")
+            return
+        }
+        do {
+            _ = try component.firstProperty(named: "DTSTART")?.dateTime()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .invalidValue)
+            #expect(error.message.contains("Nowhere/Zone"))
+        }
+    }
+
+    @Test("TZIDs resolve through the file's VTIMEZONE, then system zone data")
+    func resolvesZones() throws {
+        let custom = """
+            BEGIN:VTIMEZONE\r
+            TZID:My Office\r
+            BEGIN:STANDARD\r
+            DTSTART:19700101T000000\r
+            TZOFFSETFROM:+0500\r
+            TZOFFSETTO:+0500\r
+            END:STANDARD\r
+            END:VTIMEZONE\r
+
+            """
+        let text = calendar(
+            custom + event("DTSTART;TZID=My Office:20240310T100000\r\n")
+                + event("DTSTART;TZID=Europe/Moscow:20240310T100000\r\n"))
+        // Zones resolve while the component is current: the reader detaches it on `next()`.
+        let reader = ICalendarReader(text: text)
+        var epochs: [Int64?] = []
+        while let item = try reader.next() {
+            guard case .component(let component) = item else { continue }
+            epochs.append(try component.firstProperty(named: "DTSTART")?.dateTime().epoch)
+        }
+        #expect(epochs == [1_710_046_800, 1_710_054_000])
+    }
+
+    @Test("input without a calendar is an error")
+    func noCalendar() {
+        #expect(readingError("")?.kind == .noCalendarData)
+        #expect(readingError("hello\r\n")?.kind == .malformedLine)
+    }
+}
