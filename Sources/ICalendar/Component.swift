@@ -134,9 +134,12 @@ public final class Component {
         var iterator = icalcomponent_begin_component(pointer, ICAL_ANY_COMPONENT)
         var index = 0
         while let child = icalcompiter_deref(&iterator) {
-            let childLines = lines?.children.indices.contains(index) == true
+            let childLines =
+                lines?.children.indices.contains(index) == true
                 ? lines?.children[index] : nil
-            if kind == nil || ComponentKind(icalcomponent_isa(child), name: Self.xName(child)) == kind {
+            if kind == nil
+                || ComponentKind(icalcomponent_isa(child), name: Self.xName(child)) == kind
+            {
                 result.append(Component(view: child, owner: self, lines: childLines))
             }
             index += 1

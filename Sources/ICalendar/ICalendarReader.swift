@@ -105,7 +105,10 @@ public final class ICalendarReader {
     /// The next unfolded content line and the number of its first physical line.
     private func nextContentLine() throws(ICalendarError) -> ([UInt8], Int)? {
         while true {
-            guard var physical = try source.nextLine(limit: maximumLineLength, lineNumber: lineNumber + 1) else {
+            guard
+                var physical = try source.nextLine(
+                    limit: maximumLineLength, lineNumber: lineNumber + 1)
+            else {
                 if hasPending {
                     hasPending = false
                     return (pendingLine, pendingLineNumber)
@@ -117,14 +120,16 @@ public final class ICalendarReader {
                 physical.removeFirst(3)  // a UTF-8 byte-order mark
             }
             if physical.contains(0) {
-                throw ICalendarError(.invalidEncoding, line: lineNumber, "the line contains a NUL byte")
+                throw ICalendarError(
+                    .invalidEncoding, line: lineNumber, "the line contains a NUL byte")
             }
             if let first = physical.first, first == 0x20 || first == 0x09, hasPending {
                 // A folded continuation: drop the one whitespace character that marks it.
                 guard pendingLine.count + physical.count <= maximumContentLineLength else {
                     throw ICalendarError(
                         .lineTooLong, line: pendingLineNumber,
-                        "the unfolded content line is longer than \(maximumContentLineLength) octets")
+                        "the unfolded content line is longer than \(maximumContentLineLength) octets"
+                    )
                 }
                 pendingLine.append(contentsOf: physical.dropFirst())
                 continue
@@ -153,7 +158,8 @@ public final class ICalendarReader {
                 .invalidEncoding, line: number,
                 "the line is not valid UTF-8 (RFC 5545 text is UTF-8; re-encode the file)")
         }
-        let nameEnd = line.firstIndex { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") } ?? line.count
+        let nameEnd =
+            line.firstIndex { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") } ?? line.count
         let name = String(decoding: line[..<nameEnd], as: UTF8.self).uppercased()
             .trimmingASCIIWhitespace()
         let valueStart = Self.valueStart(of: line, from: nameEnd)
@@ -189,16 +195,20 @@ public final class ICalendarReader {
         lineMaps.last?.properties.append((name, number))
         feed(content)
         if icalparser_get_state(parser) == ICALPARSER_ERROR {
-            errors.append(ICalendarError(.malformedLine, line: number, Self.diagnose(content, in: open.name)))
+            errors.append(
+                ICalendarError(.malformedLine, line: number, Self.diagnose(content, in: open.name)))
         }
         return nil
     }
 
-    private func begin(_ component: String, line: [UInt8], at number: Int) throws(ICalendarError) -> Item? {
+    private func begin(_ component: String, line: [UInt8], at number: Int) throws(ICalendarError)
+        -> Item?
+    {
         guard stack.count < maximumDepth else {
             throw ICalendarError(
                 .nestingTooDeep, line: number,
-                "BEGIN:\(component) is nested \(stack.count + 1) deep; the limit is \(maximumDepth)")
+                "BEGIN:\(component) is nested \(stack.count + 1) deep; the limit is \(maximumDepth)"
+            )
         }
         stack.append((component, number))
         if component == "VCALENDAR" && stack.count == 1 {
@@ -216,14 +226,18 @@ public final class ICalendarReader {
         return nil
     }
 
-    private func end(_ component: String, line: [UInt8], at number: Int) throws(ICalendarError) -> Item? {
+    private func end(_ component: String, line: [UInt8], at number: Int) throws(ICalendarError)
+        -> Item?
+    {
         guard let open = stack.last else {
-            throw ICalendarError(.unbalancedComponents, line: number, "END:\(component) without a BEGIN")
+            throw ICalendarError(
+                .unbalancedComponents, line: number, "END:\(component) without a BEGIN")
         }
         guard open.name == component else {
             throw ICalendarError(
                 .unbalancedComponents, line: number,
-                "END:\(component) closes BEGIN:\(open.name) of line \(open.line); expected END:\(open.name)")
+                "END:\(component) closes BEGIN:\(open.name) of line \(open.line); expected END:\(open.name)"
+            )
         }
         stack.removeLast()
         if component == "VCALENDAR" && stack.isEmpty { return nil }
@@ -311,7 +325,9 @@ public final class ICalendarReader {
         var messages: [String] = []
         var property = icalcomponent_get_first_property(component, ICAL_XLICERROR_PROPERTY)
         while let current = property {
-            if let text = icalproperty_get_xlicerror(current) { messages.append(clean(String(cString: text))) }
+            if let text = icalproperty_get_xlicerror(current) {
+                messages.append(clean(String(cString: text)))
+            }
             property = icalcomponent_get_next_property(component, ICAL_XLICERROR_PROPERTY)
         }
         var child = icalcomponent_begin_component(component, ICAL_ANY_COMPONENT)

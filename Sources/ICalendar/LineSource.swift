@@ -67,7 +67,9 @@ public final class LineSource {
     private func findNewline(from index: Int) -> Int? {
         guard index < end else { return nil }
         return buffer.withUnsafeBufferPointer { pointer -> Int? in
-            guard let found = memchr(pointer.baseAddress! + index, 0x0A, end - index) else { return nil }
+            guard let found = memchr(pointer.baseAddress! + index, 0x0A, end - index) else {
+                return nil
+            }
             return pointer.baseAddress!.distance(
                 to: found.assumingMemoryBound(to: UInt8.self))
         }
@@ -133,7 +135,8 @@ enum UTF8Check {
                     guard next & 0xC0 == 0x80 else { return false }
                     scalar = scalar << 6 | UInt32(next & 0x3F)
                 }
-                guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+                guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar)
+                else {
                     return false
                 }
                 _ = minimum

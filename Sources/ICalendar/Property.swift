@@ -1,5 +1,5 @@
-import Foundation
 import CLibical
+import Foundation
 
 /// A property parameter such as `FMTTYPE=image/png` or `X-APPLE-FILENAME=a.png`.
 public struct Parameter: Sendable, Hashable {
@@ -120,7 +120,9 @@ public final class Property {
 
     func becomeView(of newOwner: AnyObject) { owner = newOwner }
 
-    private static func makeValue(_ value: PropertyValue, for kind: icalproperty_kind) -> OpaquePointer {
+    private static func makeValue(_ value: PropertyValue, for kind: icalproperty_kind)
+        -> OpaquePointer
+    {
         switch value {
         case .text(let text):
             return icalvalue_new_text(text)
@@ -136,7 +138,8 @@ public final class Property {
             return icalvalue_new_trigger(trigger)
         case .absoluteTrigger(let epoch):
             var trigger = icaltriggertype()
-            trigger.time = icaltime_from_timet_with_zone(time_t(epoch), 0, icaltimezone_get_utc_timezone())
+            trigger.time = icaltime_from_timet_with_zone(
+                time_t(epoch), 0, icaltimezone_get_utc_timezone())
             trigger.duration = icaldurationtype_null_duration()
             return icalvalue_new_trigger(trigger)
         case .uri(let uri):
@@ -164,17 +167,21 @@ public final class Property {
     private static func makeParameter(_ parameter: Parameter) -> OpaquePointer {
         let kind = icalparameter_string_to_kind(parameter.name)
         if kind == ICAL_X_PARAMETER || kind == ICAL_IANA_PARAMETER || kind == ICAL_NO_PARAMETER {
-            let made = icalparameter_new(kind == ICAL_IANA_PARAMETER ? ICAL_IANA_PARAMETER : ICAL_X_PARAMETER)!
+            let made = icalparameter_new(
+                kind == ICAL_IANA_PARAMETER ? ICAL_IANA_PARAMETER : ICAL_X_PARAMETER)!
             icalparameter_set_xname(made, parameter.name)
             icalparameter_set_xvalue(made, parameter.value)
             return made
         }
-        if kind == ICAL_FILENAME_PARAMETER || kind == ICAL_FMTTYPE_PARAMETER || kind == ICAL_CN_PARAMETER {
+        if kind == ICAL_FILENAME_PARAMETER || kind == ICAL_FMTTYPE_PARAMETER
+            || kind == ICAL_CN_PARAMETER
+        {
             // libical decodes RFC 6868 (^^ ^n ^') when parsing but does not encode `^` when
             // printing, so "^^" would come back as "^". Encode here; what libical does
             // encode on its own (" and newlines) is then no longer there to encode twice.
             let encoded = parameter.value.replacingOccurrences(of: "^", with: "^^")
-                .replacingOccurrences(of: "\"", with: "^'").replacingOccurrences(of: "\n", with: "^n")
+                .replacingOccurrences(of: "\"", with: "^'").replacingOccurrences(
+                    of: "\n", with: "^n")
             return icalparameter_new_from_value_string(kind, encoded)!
         }
         guard let made = icalparameter_new_from_value_string(kind, parameter.value) else {
@@ -188,7 +195,9 @@ public final class Property {
     static func name(of pointer: OpaquePointer) -> String {
         let kind = icalproperty_isa(pointer)
         if kind == ICAL_X_PROPERTY {
-            if let name = icalproperty_get_x_name(pointer) { return String(cString: name).uppercased() }
+            if let name = icalproperty_get_x_name(pointer) {
+                return String(cString: name).uppercased()
+            }
         }
         return String(cString: icalproperty_kind_to_string(kind))
     }
@@ -228,10 +237,14 @@ public final class Property {
         let name = String(cString: icalparameter_kind_to_string(kind))
         // Text parameters have getters that return the decoded value itself.
         switch kind {
-        case ICAL_FILENAME_PARAMETER: return Parameter(name, Libical.copyString(icalparameter_get_filename(parameter)) ?? "")
-        case ICAL_FMTTYPE_PARAMETER: return Parameter(name, Libical.copyString(icalparameter_get_fmttype(parameter)) ?? "")
-        case ICAL_TZID_PARAMETER: return Parameter(name, Libical.copyString(icalparameter_get_tzid(parameter)) ?? "")
-        case ICAL_CN_PARAMETER: return Parameter(name, Libical.copyString(icalparameter_get_cn(parameter)) ?? "")
+        case ICAL_FILENAME_PARAMETER:
+            return Parameter(name, Libical.copyString(icalparameter_get_filename(parameter)) ?? "")
+        case ICAL_FMTTYPE_PARAMETER:
+            return Parameter(name, Libical.copyString(icalparameter_get_fmttype(parameter)) ?? "")
+        case ICAL_TZID_PARAMETER:
+            return Parameter(name, Libical.copyString(icalparameter_get_tzid(parameter)) ?? "")
+        case ICAL_CN_PARAMETER:
+            return Parameter(name, Libical.copyString(icalparameter_get_cn(parameter)) ?? "")
         default: break
         }
         // `NAME=VALUE` or `NAME="VALUE"`: the generic getter libical offers for every kind.
@@ -284,7 +297,9 @@ public final class Property {
     public var trigger: Trigger {
         let trigger = icalproperty_get_trigger(pointer)
         if icaltime_is_null_time(trigger.time) == 0 {
-            return .absolute(epoch: Int64(icaltime_as_timet_with_zone(trigger.time, icaltimezone_get_utc_timezone())))
+            return .absolute(
+                epoch: Int64(
+                    icaltime_as_timet_with_zone(trigger.time, icaltimezone_get_utc_timezone())))
         }
         let text = Libical.takeString(icaldurationtype_as_ical_string_r(trigger.duration)) ?? "PT0S"
         let relatedToEnd = parameter("RELATED")?.uppercased() == "END"
@@ -298,7 +313,8 @@ public final class Property {
             return .uri(EdgeWhitespace.restore(icalattach_get_url(attach)))
         }
         guard let data = icalattach_get_data(attach) else { return .base64("") }
-        return .base64(EdgeWhitespace.restore(UnsafeRawPointer(data).assumingMemoryBound(to: CChar.self)))
+        return .base64(
+            EdgeWhitespace.restore(UnsafeRawPointer(data).assumingMemoryBound(to: CChar.self)))
     }
 
     /// The `ACTION` value, upper-cased (`DISPLAY`, `NONE`, `X-…`).

@@ -53,7 +53,8 @@ public enum TimeZones {
             let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
             if isKnown(name) { return name }
         }
-        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
+        if let target = try? FileManager.default.destinationOfSymbolicLink(
+            atPath: "/etc/localtime"),
             let range = target.range(of: "zoneinfo/")
         {
             let name = String(target[range.upperBound...])

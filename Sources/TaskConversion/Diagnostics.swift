@@ -23,7 +23,9 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
         if let line { text += ":\(line)" }
         var path = ""
         if let index { path = "[\(index)]" }
-        if let field, !field.isEmpty { path += path.isEmpty ? field : (field.hasPrefix("[") ? field : ".\(field)") }
+        if let field, !field.isEmpty {
+            path += path.isEmpty ? field : (field.hasPrefix("[") ? field : ".\(field)")
+        }
         if !path.isEmpty { text += ": \(path)" }
         return text
     }

@@ -18,7 +18,10 @@ public final class EventReader {
     private var warnedFloating = false
 
     /// Creates a reader.
-    public init(uidScheme: UIDScheme = UIDScheme(), floatingZone: String? = nil, extraction: AttachmentExtraction? = nil) {
+    public init(
+        uidScheme: UIDScheme = UIDScheme(), floatingZone: String? = nil,
+        extraction: AttachmentExtraction? = nil
+    ) {
         self.uidScheme = uidScheme
         self.floatingZone = floatingZone
         self.extraction = extraction
@@ -51,19 +54,23 @@ public final class EventReader {
             }
         } else {
             id = highestID + 1
-            warnings.append("the VEVENT of line \(event.lineNumber ?? 0) has no UID; it was given id \(id)")
+            warnings.append(
+                "the VEVENT of line \(event.lineNumber ?? 0) has no UID; it was given id \(id)")
         }
         highestID = max(highestID, id)
 
         // Times.
         guard let startProperty = event.firstProperty(named: "DTSTART") else {
-            throw Diagnostics([ICalendarError(.missingProperty, line: event.lineNumber, "VEVENT has no DTSTART")])
+            throw Diagnostics([
+                ICalendarError(.missingProperty, line: event.lineNumber, "VEVENT has no DTSTART")
+            ])
         }
         let start = capture { () throws(ICalendarError) in try startProperty.dateTime() }
         let end = capture { () throws(ICalendarError) in try event.end() } ?? nil
         guard errors.isEmpty, let start else { throw Diagnostics(errors) }
         let allDay = start.value.isDate
-        let zoneForFloating = floatingZone ?? calendarZone.flatMap { TimeZones.isKnown($0) ? $0 : nil }
+        let zoneForFloating =
+            floatingZone ?? calendarZone.flatMap { TimeZones.isKnown($0) ? $0 : nil }
         func epoch(_ time: ResolvedDateTime, property: String, line: Int?) -> Int64? {
             if let epoch = time.epoch { return epoch }
             if time.value.isDate { return time.value.epochAsUTC }
@@ -71,7 +78,8 @@ public final class EventReader {
             if floatingZone == nil && calendarZone == nil && !warnedFloating {
                 warnedFloating = true
                 warnings.append(
-                    "line \(line ?? 0): \(property) is a floating time (no zone); read in the local zone \(zone). Use --tz ZONE to choose")
+                    "line \(line ?? 0): \(property) is a floating time (no zone); read in the local zone \(zone). Use --tz ZONE to choose"
+                )
             }
             return capture { () throws(ICalendarError) in try time.value.epoch(inZone: zone) }
         }
@@ -80,10 +88,12 @@ public final class EventReader {
         if let end {
             if end.value.isDate != allDay {
                 errors.append(
-                    ICalendarError(.invalidValue, line: event.firstProperty(named: "DTEND")?.lineNumber,
-                                   "DTEND is a \(end.value.isDate ? "DATE" : "DATE-TIME") but DTSTART is not"))
+                    ICalendarError(
+                        .invalidValue, line: event.firstProperty(named: "DTEND")?.lineNumber,
+                        "DTEND is a \(end.value.isDate ? "DATE" : "DATE-TIME") but DTSTART is not"))
             }
-            finishEpoch = epoch(end, property: "DTEND", line: event.firstProperty(named: "DTEND")?.lineNumber)
+            finishEpoch = epoch(
+                end, property: "DTEND", line: event.firstProperty(named: "DTEND")?.lineNumber)
         } else if let startEpoch {
             // RFC 5545 §3.6.1: no DTEND or DURATION means one day for a DATE, an instant otherwise.
             finishEpoch = allDay ? startEpoch + 86_400 : startEpoch
@@ -93,14 +103,17 @@ public final class EventReader {
         var name = event.firstProperty(named: "SUMMARY")?.text ?? ""
         if name.isEmpty {
             name = "(untitled)"
-            warnings.append("the VEVENT of line \(event.lineNumber ?? 0) has no SUMMARY; it was named \(name)")
+            warnings.append(
+                "the VEVENT of line \(event.lineNumber ?? 0) has no SUMMARY; it was named \(name)")
         }
         let description = event.firstProperty(named: "DESCRIPTION")?.text
 
         // Attachments and alarms.
         var attachments: [TaskModel.Attachment] = []
         for property in event.properties(named: "ATTACH") {
-            if let attachment = capture({ () throws(ICalendarError) in try self.attachment(from: property, id: id, index: attachments.count) }) {
+            if let attachment = capture({ () throws(ICalendarError) in
+                try self.attachment(from: property, id: id, index: attachments.count)
+            }) {
                 attachments.append(attachment)
             }
         }
@@ -110,20 +123,25 @@ public final class EventReader {
             case .some(.some(let alarm)): alarms.append(alarm)
             case .some(.none):
                 warnings.append(
-                    "line \(component.lineNumber ?? 0): a VALARM with ACTION:\(component.firstProperty(named: "ACTION")?.action ?? "?") has no place in the task format; it was left out")
+                    "line \(component.lineNumber ?? 0): a VALARM with ACTION:\(component.firstProperty(named: "ACTION")?.action ?? "?") has no place in the task format; it was left out"
+                )
             case .none: break
             }
         }
 
         guard errors.isEmpty, let startEpoch, let finishEpoch else { throw Diagnostics(errors) }
         let record = TaskRecord(
-            id: id, dateStart: startEpoch, dateFinish: finishEpoch, name: name, description: description,
+            id: id, dateStart: startEpoch, dateFinish: finishEpoch, name: name,
+            description: description,
             uid: uid, allDay: allDay, attachments: attachments, alarms: alarms)
         return (record, warnings)
     }
 
-    private func attachment(from property: Property, id: Int64, index: Int) throws(ICalendarError) -> TaskModel.Attachment {
-        let filename = property.parameter("FILENAME") ?? property.parameter("X-FILENAME")
+    private func attachment(from property: Property, id: Int64, index: Int) throws(ICalendarError)
+        -> TaskModel.Attachment
+    {
+        let filename =
+            property.parameter("FILENAME") ?? property.parameter("X-FILENAME")
             ?? property.parameter("X-APPLE-FILENAME") ?? property.parameter("X-LABEL")
         let mimeType = property.parameter("FMTTYPE")
         switch property.attachment {
@@ -133,13 +151,18 @@ public final class EventReader {
             guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
                 Data(base64Encoded: text.filter { !$0.isWhitespace }) != nil
             else {
-                throw ICalendarError(.invalidValue, line: property.lineNumber, "ATTACH: the inline data is not valid base64")
+                throw ICalendarError(
+                    .invalidValue, line: property.lineNumber,
+                    "ATTACH: the inline data is not valid base64")
             }
             if let extraction {
-                let path = try extraction.write(data, filename: filename, id: id, index: index, line: property.lineNumber)
-                return TaskModel.Attachment(filename: filename, mimeType: mimeType, content: .path(path))
+                let path = try extraction.write(
+                    data, filename: filename, id: id, index: index, line: property.lineNumber)
+                return TaskModel.Attachment(
+                    filename: filename, mimeType: mimeType, content: .path(path))
             }
-            return TaskModel.Attachment(filename: filename, mimeType: mimeType, content: .inline(data))
+            return TaskModel.Attachment(
+                filename: filename, mimeType: mimeType, content: .inline(data))
         case nil:
             throw ICalendarError(.invalidValue, line: property.lineNumber, "ATTACH has no value")
         }
@@ -148,21 +171,28 @@ public final class EventReader {
     /// The alarm, or `nil` for an action the task format has no place for (PROCEDURE, X-…).
     private func alarm(from component: Component) throws(ICalendarError) -> TaskModel.Alarm? {
         guard let actionProperty = component.firstProperty(named: "ACTION") else {
-            throw ICalendarError(.missingProperty, line: component.lineNumber, "VALARM has no ACTION")
+            throw ICalendarError(
+                .missingProperty, line: component.lineNumber, "VALARM has no ACTION")
         }
         guard let triggerProperty = component.firstProperty(named: "TRIGGER") else {
-            throw ICalendarError(.missingProperty, line: component.lineNumber, "VALARM has no TRIGGER")
+            throw ICalendarError(
+                .missingProperty, line: component.lineNumber, "VALARM has no TRIGGER")
         }
         var enabled = true
         var actionName = actionProperty.action
         if actionName == "NONE" {
             enabled = false
-            actionName = component.firstProperty(named: EventWriter.disabledActionProperty)?.text.uppercased() ?? "DISPLAY"
+            actionName =
+                component.firstProperty(named: EventWriter.disabledActionProperty)?.text
+                .uppercased() ?? "DISPLAY"
         }
-        guard let action = TaskModel.Alarm.Action(rawValue: actionName.lowercased()) else { return nil }
+        guard let action = TaskModel.Alarm.Action(rawValue: actionName.lowercased()) else {
+            return nil
+        }
         let trigger: TaskModel.Alarm.Trigger
         switch triggerProperty.trigger {
-        case .relative(let duration, let relatedToEnd): trigger = .relative(duration, fromEnd: relatedToEnd)
+        case .relative(let duration, let relatedToEnd):
+            trigger = .relative(duration, fromEnd: relatedToEnd)
         case .absolute(let epoch): trigger = .absolute(epoch)
         }
         func text(_ name: String) -> String? {
@@ -179,9 +209,12 @@ public final class EventReader {
             repeatInterval = durationProperty.duration.text
         }
         var sound: String?
-        if case .uri(let uri)? = component.firstProperty(named: "ATTACH")?.attachment { sound = uri }
+        if case .uri(let uri)? = component.firstProperty(named: "ATTACH")?.attachment {
+            sound = uri
+        }
         return TaskModel.Alarm(
-            action: action, trigger: trigger, description: text("DESCRIPTION"), summary: text("SUMMARY"),
+            action: action, trigger: trigger, description: text("DESCRIPTION"),
+            summary: text("SUMMARY"),
             attendees: component.properties(named: "ATTENDEE").map(\.text), sound: sound,
             repeatCount: repeatCount, repeatInterval: repeatInterval, enabled: enabled)
     }
@@ -209,25 +242,36 @@ public struct AttachmentExtraction: Sendable {
     /// A file name made safe: no folders, no `..`, no control characters, not hidden, at most
     /// 120 bytes; prefixed with the record id and index so two records cannot collide.
     public static func safeName(_ filename: String?, id: Int64, index: Int) -> String {
-        let base = (filename ?? "attachment").split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? "attachment"
-        var cleaned = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0 != ":" }.map(Character.init))
+        let base =
+            (filename ?? "attachment").split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(
+                String.init) ?? "attachment"
+        var cleaned = String(
+            base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0 != ":" }.map(
+                Character.init))
         while cleaned.hasPrefix(".") { cleaned.removeFirst() }
         if cleaned.isEmpty { cleaned = "attachment" }
         while cleaned.utf8.count > 120 { cleaned.removeFirst() }
         return "\(id)-\(index)-\(cleaned)"
     }
 
-    func write(_ data: Data, filename: String?, id: Int64, index: Int, line: Int?) throws(ICalendarError) -> String {
+    func write(_ data: Data, filename: String?, id: Int64, index: Int, line: Int?)
+        throws(ICalendarError) -> String
+    {
         let name = Self.safeName(filename, id: id, index: index)
         let target = directory.appendingPathComponent(name).standardizedFileURL
         guard target.deletingLastPathComponent().path == directory.path else {
-            throw ICalendarError(.invalidValue, line: line, "ATTACH: the file name '\(filename ?? "")' would leave the folder")
+            throw ICalendarError(
+                .invalidValue, line: line,
+                "ATTACH: the file name '\(filename ?? "")' would leave the folder")
         }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true)
             try data.write(to: target, options: .atomic)
         } catch {
-            throw ICalendarError(.io, line: line, "cannot write the attachment \(target.path): \(error.localizedDescription)")
+            throw ICalendarError(
+                .io, line: line,
+                "cannot write the attachment \(target.path): \(error.localizedDescription)")
         }
         if let relativeTo, target.path.hasPrefix(relativeTo.path + "/") {
             return String(target.path.dropFirst(relativeTo.path.count + 1))

@@ -10,8 +10,6 @@ public struct EventWriter {
     public var timestamp: Int64
     /// Write times as local times in this IANA zone (`TZID` + `VTIMEZONE`) instead of UTC.
     public var zone: String?
-    /// The folder that relative attachment `path`s are read from.
-    public var attachmentBase: URL?
 
     /// The `PRODID` taskcal writes.
     public static let productID = "-//taskcal//taskcal 1.0//EN"
@@ -23,17 +21,18 @@ public struct EventWriter {
 
     /// Creates a writer.
     public init(
-        uidScheme: UIDScheme = UIDScheme(), timestamp: Int64, zone: String? = nil, attachmentBase: URL? = nil
+        uidScheme: UIDScheme = UIDScheme(), timestamp: Int64, zone: String? = nil
     ) {
         self.uidScheme = uidScheme
         self.timestamp = timestamp
         self.zone = zone
-        self.attachmentBase = attachmentBase
     }
 
     /// `DTSTAMP` from `SOURCE_DATE_EPOCH` when it holds Unix seconds, else now.
     public static func timestampFromEnvironment() -> Int64 {
-        if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let value = Int64(text) {
+        if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"],
+            let value = Int64(text)
+        {
             return value
         }
         return Int64(Date().timeIntervalSince1970)
@@ -52,10 +51,11 @@ public struct EventWriter {
         return calendar
     }
 
-    /// The `VEVENT` for `record`.
+    /// The `VEVENT` for `record`; relative attachment `path`s are read from the folder
+    /// `attachmentBase` (that of the file the record came from).
     ///
-    /// - Throws: ``Diagnostic`` when an attachment `path` cannot be read.
-    public func event(for record: TaskRecord) throws -> Component {
+    /// - Throws: ``Problem`` when an attachment `path` cannot be read.
+    public func event(for record: TaskRecord, attachmentBase: URL? = nil) throws -> Component {
         let event = Component(kind: .event)
         event.addProperty("UID", .text(record.uid ?? uidScheme.uid(for: record.id)))
         event.addProperty("DTSTAMP", .dateTime(DateTimeValue(utcEpoch: timestamp)))
@@ -66,7 +66,7 @@ public struct EventWriter {
             event.addProperty("DESCRIPTION", .text(description))
         }
         for (index, attachment) in record.attachments.enumerated() {
-            event.add(try property(for: attachment, index: index))
+            event.add(try property(for: attachment, index: index, base: attachmentBase))
         }
         for alarm in record.alarms {
             event.add(self.alarm(alarm, of: record))
@@ -85,7 +85,9 @@ public struct EventWriter {
         return DateTimeValue(utcEpoch: epoch)
     }
 
-    private func property(for attachment: TaskModel.Attachment, index: Int) throws -> Property {
+    private func property(for attachment: TaskModel.Attachment, index: Int, base: URL?) throws
+        -> Property
+    {
         var parameters: [Parameter] = []
         if let mimeType = attachment.mimeType { parameters.append(Parameter("FMTTYPE", mimeType)) }
         if let filename = attachment.filename { parameters.append(Parameter("FILENAME", filename)) }
@@ -93,13 +95,16 @@ public struct EventWriter {
         case .url(let url):
             return Property("ATTACH", .attachmentURI(url), parameters: parameters)
         case .inline(let data):
-            return Property("ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
+            return Property(
+                "ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
         case .path(let path):
-            let url = URL(fileURLWithPath: path, relativeTo: attachmentBase)
+            let url = URL(fileURLWithPath: path, relativeTo: base)
             guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw Problem(field: "attachments[\(index)].path", "cannot read the file '\(url.path)'")
+                throw Problem(
+                    field: "attachments[\(index)].path", "cannot read the file '\(url.path)'")
             }
-            return Property("ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
+            return Property(
+                "ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
         }
     }
 
@@ -113,7 +118,8 @@ public struct EventWriter {
         switch alarm.trigger {
         case .relative(let duration, let fromEnd):
             component.addProperty(
-                "TRIGGER", .relativeTrigger(duration), parameters: fromEnd ? [Parameter("RELATED", "END")] : [])
+                "TRIGGER", .relativeTrigger(duration),
+                parameters: fromEnd ? [Parameter("RELATED", "END")] : [])
         case .absolute(let epoch):
             component.addProperty("TRIGGER", .absoluteTrigger(epoch: epoch))
         }
@@ -121,7 +127,8 @@ public struct EventWriter {
         if let description = alarm.description {
             component.addProperty("DESCRIPTION", .text(description))
         } else if alarm.action != .audio {
-            component.addProperty("DESCRIPTION", .text(record.name), parameters: [Self.filledParameter])
+            component.addProperty(
+                "DESCRIPTION", .text(record.name), parameters: [Self.filledParameter])
         }
         if let summary = alarm.summary {
             component.addProperty("SUMMARY", .text(summary))

@@ -14,7 +14,9 @@ public enum Format: String, Sendable, CaseIterable, CustomStringConvertible {
             self = .json
         } else if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") {
             self = .ndjson
-        } else if lower.hasSuffix(".ics") || lower.hasSuffix(".ical") || lower.hasSuffix(".icalendar") {
+        } else if lower.hasSuffix(".ics") || lower.hasSuffix(".ical")
+            || lower.hasSuffix(".icalendar")
+        {
             self = .ics
         } else {
             return nil

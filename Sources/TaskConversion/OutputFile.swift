@@ -21,14 +21,20 @@ final class OutputFile {
         }
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
+        // Batch scripts write into folders that do not exist yet; make them.
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
         var template = Array("\(directory)/.\(url.lastPathComponent).taskcal-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard made >= 0 else {
-            throw Diagnostic(.error, Location(file: path), "cannot create the output file: \(String(cString: strerror(errno)))")
+            throw Diagnostic(
+                .error, Location(file: path),
+                "cannot create the output file: \(String(cString: strerror(errno)))")
         }
         fchmod(made, 0o644)
         target = url.path
-        temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        temporary = String(
+            decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         descriptor = made
         buffer.reserveCapacity(1 << 16)
     }
@@ -50,7 +56,9 @@ final class OutputFile {
     private func flush() throws(Diagnostic) {
         var offset = 0
         while offset < buffer.count {
-            let written = buffer.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = buffer.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 let reason = String(cString: strerror(errno))

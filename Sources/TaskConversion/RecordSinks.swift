@@ -24,8 +24,10 @@ public struct WriteOptions: Sendable {
     public var zone: String?
 
     /// Creates options; `timestamp` defaults to `SOURCE_DATE_EPOCH` or now.
-    public init(format: Format? = nil, uidScheme: UIDScheme = UIDScheme(),
-                timestamp: Int64 = EventWriter.timestampFromEnvironment(), zone: String? = nil) {
+    public init(
+        format: Format? = nil, uidScheme: UIDScheme = UIDScheme(),
+        timestamp: Int64 = EventWriter.timestampFromEnvironment(), zone: String? = nil
+    ) {
         self.format = format
         self.uidScheme = uidScheme
         self.timestamp = timestamp
@@ -34,19 +36,22 @@ public struct WriteOptions: Sendable {
 }
 
 /// Opens `path` (`-` is standard output) for writing records.
-public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnostic) -> any RecordSink {
+public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnostic)
+    -> any RecordSink
+{
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
             .error, Location(file: path),
-            "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --to json|ndjson|ics")
+            "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --to json|ndjson|ics"
+        )
     }
     let output = try OutputFile(path: path)
     switch format {
     case .json: return JSONRecordSink(output)
     case .ndjson: return NDJSONRecordSink(output)
     case .ics:
-        let base = path == "-" ? nil : URL(fileURLWithPath: path).deletingLastPathComponent()
-        let writer = EventWriter(uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone, attachmentBase: base)
+        let writer = EventWriter(
+            uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)
         return try ICSRecordSink(output, writer: writer)
     }
 }
@@ -113,9 +118,16 @@ final class ICSRecordSink: RecordSink {
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
         let event: Component
         do {
-            event = try writer.event(for: record)
+            let base =
+                location.file == "-"
+                ? nil : URL(fileURLWithPath: location.file).deletingLastPathComponent()
+            event = try writer.event(for: record, attachmentBase: base)
         } catch let problem as Problem {
-            throw Diagnostic(.error, Location(file: location.file, line: location.line, index: location.index, field: problem.field), problem.message)
+            throw Diagnostic(
+                .error,
+                Location(
+                    file: location.file, line: location.line, index: location.index,
+                    field: problem.field), problem.message)
         } catch {
             throw Diagnostic(.error, location, "\(error)")
         }

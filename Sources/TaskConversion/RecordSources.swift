@@ -30,8 +30,10 @@ public struct ReadOptions: Sendable {
     public var extraction: AttachmentExtraction?
 
     /// Creates options.
-    public init(format: Format? = nil, uidScheme: UIDScheme = UIDScheme(), floatingZone: String? = nil,
-                extraction: AttachmentExtraction? = nil) {
+    public init(
+        format: Format? = nil, uidScheme: UIDScheme = UIDScheme(), floatingZone: String? = nil,
+        extraction: AttachmentExtraction? = nil
+    ) {
         self.format = format
         self.uidScheme = uidScheme
         self.floatingZone = floatingZone
@@ -40,12 +42,15 @@ public struct ReadOptions: Sendable {
 }
 
 /// Opens `path` (`-` is standard input) as a record source.
-public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagnostic) -> any RecordSource {
+public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagnostic)
+    -> any RecordSource
+{
     let location = Location(file: path)
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
             .error, location,
-            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --from json|ndjson|ics")
+            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --from json|ndjson|ics"
+        )
     }
     switch format {
     case .json: return try JSONRecordSource(path: path)
@@ -87,7 +92,9 @@ final class JSONRecordSource: RecordSource {
 
     static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
-        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+            posix.domain == NSPOSIXErrorDomain
+        {
             return String(cString: strerror(Int32(posix.code)))
         }
         if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError {
@@ -103,9 +110,11 @@ final class JSONRecordSource: RecordSource {
         case .success(let record):
             return .record(record, Location(file: path, index: index))
         case .failure(let problems):
-            return .failed(problems.problems.map {
-                Diagnostic(.error, Location(file: path, index: index, field: $0.field), $0.message)
-            })
+            return .failed(
+                problems.problems.map {
+                    Diagnostic(
+                        .error, Location(file: path, index: index, field: $0.field), $0.message)
+                })
         }
     }
 }
@@ -130,7 +139,8 @@ final class NDJSONRecordSource: RecordSource {
         while true {
             let line: [UInt8]
             do {
-                guard let next = try lines.nextLine(limit: 256 << 20, lineNumber: lineNumber + 1) else { return nil }
+                guard let next = try lines.nextLine(limit: 256 << 20, lineNumber: lineNumber + 1)
+                else { return nil }
                 line = next
             } catch {
                 throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
@@ -143,9 +153,12 @@ final class NDJSONRecordSource: RecordSource {
                 case .success(let record):
                     return .record(record, location)
                 case .failure(let problems):
-                    return .failed(problems.problems.map {
-                        Diagnostic(.error, Location(file: path, line: lineNumber, field: $0.field), $0.message)
-                    })
+                    return .failed(
+                        problems.problems.map {
+                            Diagnostic(
+                                .error, Location(file: path, line: lineNumber, field: $0.field),
+                                $0.message)
+                        })
                 }
             } catch {
                 return .failed([Diagnostic(.error, location, error.message)])
@@ -168,7 +181,9 @@ final class ICSRecordSource: RecordSource {
         } catch {
             throw openFailure(path, error)
         }
-        events = EventReader(uidScheme: options.uidScheme, floatingZone: options.floatingZone, extraction: options.extraction)
+        events = EventReader(
+            uidScheme: options.uidScheme, floatingZone: options.floatingZone,
+            extraction: options.extraction)
     }
 
     func next() throws(Diagnostic) -> SourceItem? {
@@ -184,15 +199,23 @@ final class ICSRecordSource: RecordSource {
                 return nil
             case .failed(let kind, let line, let errors)?:
                 if kind != .event && kind != .timeZone {
-                    warnings.append(Diagnostic(.warning, Location(file: path, line: line), "a \(kind) with errors was skipped"))
+                    warnings.append(
+                        Diagnostic(
+                            .warning, Location(file: path, line: line),
+                            "a \(kind) with errors was skipped"))
                     continue
                 }
-                return .failed(errors.map { Diagnostic(.error, Location(file: path, line: $0.line ?? line), $0.message) })
+                return .failed(
+                    errors.map {
+                        Diagnostic(.error, Location(file: path, line: $0.line ?? line), $0.message)
+                    })
             case .component(let component)?:
                 guard component.kind == .event else {
                     warnings.append(
-                        Diagnostic(.warning, Location(file: path, line: component.lineNumber),
-                                   "\(component.kind) is not converted: the task format holds events (VEVENT)"))
+                        Diagnostic(
+                            .warning, Location(file: path, line: component.lineNumber),
+                            "\(component.kind) is not converted: the task format holds events (VEVENT)"
+                        ))
                     continue
                 }
                 do {
@@ -202,13 +225,23 @@ final class ICSRecordSource: RecordSource {
                     warnings += notes.map { Diagnostic(.warning, Location(file: path), $0) }
                     let problems = record.problems
                     if !problems.isEmpty {
-                        return .failed(problems.map { Diagnostic(.error, Location(file: path, line: component.lineNumber, field: $0.field), $0.message) })
+                        return .failed(
+                            problems.map {
+                                Diagnostic(
+                                    .error,
+                                    Location(
+                                        file: path, line: component.lineNumber, field: $0.field),
+                                    $0.message)
+                            })
                     }
                     return .record(record, location)
                 } catch {
-                    return .failed(error.errors.map {
-                        Diagnostic(.error, Location(file: path, line: $0.line ?? component.lineNumber), $0.message)
-                    })
+                    return .failed(
+                        error.errors.map {
+                            Diagnostic(
+                                .error, Location(file: path, line: $0.line ?? component.lineNumber),
+                                $0.message)
+                        })
                 }
             }
         }

@@ -38,7 +38,8 @@ public enum ISODuration {
         var allowed: [Unicode.Scalar] = ["H", "M", "S"]
         var any = false
         while !scalars.isEmpty {
-            guard let count = number(), let unit = scalars.first, let position = allowed.firstIndex(of: unit)
+            guard let count = number(), let unit = scalars.first,
+                let position = allowed.firstIndex(of: unit)
             else { return nil }
             scalars = scalars.dropFirst()
             allowed.removeFirst(position + 1)

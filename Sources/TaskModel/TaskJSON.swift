@@ -15,7 +15,9 @@ public enum TaskJSON {
     }
 
     /// The records of a JSON file: an array of records, or a single record object.
-    public static func decodeFile(_ data: Data) throws(SyntaxError) -> [Result<TaskRecord, RecordProblems>] {
+    public static func decodeFile(_ data: Data) throws(SyntaxError) -> [Result<
+        TaskRecord, RecordProblems
+    >] {
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         do {
             switch first {
@@ -24,9 +26,12 @@ public enum TaskJSON {
             case UInt8(ascii: "{"):
                 return [try JSONDecoder().decode(Lossy.self, from: data).result]
             case nil:
-                throw SyntaxError(line: 1, message: "the file is empty; expected a JSON array of task records")
+                throw SyntaxError(
+                    line: 1, message: "the file is empty; expected a JSON array of task records")
             default:
-                throw SyntaxError(line: 1, message: "expected a JSON array of task records ([…]) or one record ({…})")
+                throw SyntaxError(
+                    line: 1,
+                    message: "expected a JSON array of task records ([…]) or one record ({…})")
             }
         } catch let error as SyntaxError {
             throw error
@@ -36,7 +41,9 @@ public enum TaskJSON {
     }
 
     /// One record from one line of NDJSON.
-    public static func decodeLine(_ data: Data) throws(SyntaxError) -> Result<TaskRecord, RecordProblems> {
+    public static func decodeLine(_ data: Data) throws(SyntaxError) -> Result<
+        TaskRecord, RecordProblems
+    > {
         do {
             return try JSONDecoder().decode(Lossy.self, from: data).result
         } catch {
@@ -51,7 +58,9 @@ public enum TaskJSON {
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
-            let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "not valid JSON"
+            let text =
+                (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+                ?? "not valid JSON"
             var line = 1
             var column = 1
             if let range = text.range(of: "character "),
@@ -65,8 +74,11 @@ public enum TaskJSON {
                         column += 1
                     }
                 }
-                let reason = text[..<range.lowerBound].replacingOccurrences(of: " around ", with: "")
-                return SyntaxError(line: line, message: "not valid JSON: \(reason) at line \(line), column \(column)")
+                let reason = text[..<range.lowerBound].replacingOccurrences(
+                    of: " around ", with: "")
+                return SyntaxError(
+                    line: line,
+                    message: "not valid JSON: \(reason) at line \(line), column \(column)")
             }
             return SyntaxError(line: nil, message: "not valid JSON: \(text)")
         }

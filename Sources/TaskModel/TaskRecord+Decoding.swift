@@ -103,7 +103,9 @@ struct Fields {
         if let text = try? container.decode(String.self, forKey: FieldKey(name)) {
             guard let value = Timestamp.parse(text) else {
                 throw Problem(
-                    field: "", "'\(text.prefix(40))' is not a timestamp; expected Unix seconds such as \"147600000\"")
+                    field: "",
+                    "'\(text.prefix(40))' is not a timestamp; expected Unix seconds such as \"147600000\""
+                )
             }
             return value
         }
@@ -111,9 +113,12 @@ struct Fields {
             return value
         }
         if let value = try? container.decode(Double.self, forKey: FieldKey(name)) {
-            throw Problem(field: "", "\(value) is not whole seconds; expected Unix seconds such as \"147600000\"")
+            throw Problem(
+                field: "",
+                "\(value) is not whole seconds; expected Unix seconds such as \"147600000\"")
         }
-        throw Problem(field: "", "expected Unix seconds as a string such as \"147600000\" or a number")
+        throw Problem(
+            field: "", "expected Unix seconds as a string such as \"147600000\" or a number")
     }
 
     func array<T>(_ name: String, _ element: @escaping (any Decoder) throws -> T) throws -> [T] {
@@ -130,7 +135,10 @@ struct Fields {
             do {
                 let decoded = try nested.decode(Element<T>.self, configuration: element)
                 if let value = decoded.value { result.append(value) }
-                problems += decoded.problems.map { Problem(field: "[\(index)]" + ($0.field.isEmpty ? "" : ".\($0.field)"), $0.message) }
+                problems += decoded.problems.map {
+                    Problem(
+                        field: "[\(index)]" + ($0.field.isEmpty ? "" : ".\($0.field)"), $0.message)
+                }
             } catch {
                 problems.append(Problem(field: "[\(index)]", FieldReader.describe(error)))
                 break
@@ -185,7 +193,8 @@ public enum Timestamp {
 
 extension TaskRecord: Decodable {
     static let fields: Set<String> = [
-        "id", "date_start", "date_finish", "name", "description", "uid", "all_day", "attachments", "alarms",
+        "id", "date_start", "date_finish", "name", "description", "uid", "all_day", "attachments",
+        "alarms",
     ]
 
     /// Decodes a record, reporting every problem of the record at once (as
@@ -199,7 +208,9 @@ extension TaskRecord: Decodable {
         let description = reader.optional("description") { try $0.string($1) }
         let uid = reader.optional("uid") { try $0.string($1) }
         let allDay = reader.optional("all_day") { try $0.bool($1) }
-        let attachments = reader.optional("attachments") { try $0.array($1, Attachment.init(from:)) }
+        let attachments = reader.optional("attachments") {
+            try $0.array($1, Attachment.init(from:))
+        }
         let alarms = reader.optional("alarms") { try $0.array($1, Alarm.init(from:)) }
         try reader.finish()
         self.init(
@@ -220,11 +231,14 @@ extension Attachment {
             if let bytes = Data(base64Encoded: data) {
                 contents.append(.inline(bytes))
             } else {
-                reader.problems.append(Problem(field: "data", "invalid base64 (RFC 4648, no line breaks)"))
+                reader.problems.append(
+                    Problem(field: "data", "invalid base64 (RFC 4648, no line breaks)"))
             }
         }
         if let url = reader.optional("url", { try $0.string($1) }) { contents.append(.url(url)) }
-        if let path = reader.optional("path", { try $0.string($1) }) { contents.append(.path(path)) }
+        if let path = reader.optional("path", { try $0.string($1) }) {
+            contents.append(.path(path))
+        }
         if contents.count != 1 && reader.problems.isEmpty {
             reader.problems.append(Problem(field: "", "needs exactly one of data, url or path"))
         }
@@ -235,7 +249,8 @@ extension Attachment {
 
 extension Alarm {
     static let fields: Set<String> = [
-        "action", "trigger", "related", "trigger_at", "description", "summary", "attendees", "sound",
+        "action", "trigger", "related", "trigger_at", "description", "summary", "attendees",
+        "sound",
         "repeat", "repeat_interval", "enabled",
     ]
 
@@ -245,14 +260,16 @@ extension Alarm {
         let action = reader.required("action") { fields, name -> Action? in
             let text = try fields.string(name)
             guard let action = Action(rawValue: text.lowercased()) else {
-                throw Problem(field: "", "'\(text)' is not an alarm action; expected one of \(actions)")
+                throw Problem(
+                    field: "", "'\(text)' is not an alarm action; expected one of \(actions)")
             }
             return action
         }
         let relative = reader.optional("trigger") { fields, name -> String? in
             let text = try fields.string(name)
             guard ISODuration.seconds(text) != nil else {
-                throw Problem(field: "", "'\(text)' is not an RFC 5545 duration such as -PT15M or P1D")
+                throw Problem(
+                    field: "", "'\(text)' is not an RFC 5545 duration such as -PT15M or P1D")
             }
             return text
         }
@@ -283,19 +300,23 @@ extension Alarm {
         case (nil, let absolute?):
             trigger = .absolute(absolute)
             if related != nil {
-                reader.problems.append(Problem(field: "related", "applies only to a relative trigger"))
+                reader.problems.append(
+                    Problem(field: "related", "applies only to a relative trigger"))
             }
         case (nil, nil):
             if !reader.has("trigger") && !reader.has("trigger_at") {
-                reader.problems.append(Problem(field: "trigger", "missing; give trigger (a duration) or trigger_at"))
+                reader.problems.append(
+                    Problem(field: "trigger", "missing; give trigger (a duration) or trigger_at"))
             }
         case (_?, _?):
-            reader.problems.append(Problem(field: "trigger_at", "give either trigger or trigger_at, not both"))
+            reader.problems.append(
+                Problem(field: "trigger_at", "give either trigger or trigger_at, not both"))
         }
         try reader.finish()
         self.init(
             action: action!, trigger: trigger!, description: description, summary: summary,
-            attendees: attendees ?? [], sound: sound, repeatCount: repeatCount, repeatInterval: repeatInterval,
+            attendees: attendees ?? [], sound: sound, repeatCount: repeatCount,
+            repeatInterval: repeatInterval,
             enabled: enabled ?? true)
     }
 }

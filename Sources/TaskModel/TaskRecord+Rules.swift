@@ -13,19 +13,30 @@ extension TaskRecord {
         }
         if dateFinish < dateStart {
             found.append(
-                Problem(field: "date_finish", "\(dateFinish) is before date_start \(dateStart); the end must not precede the start"))
+                Problem(
+                    field: "date_finish",
+                    "\(dateFinish) is before date_start \(dateStart); the end must not precede the start"
+                ))
         }
         if allDay {
             if dateStart % 86_400 != 0 || dateFinish % 86_400 != 0 {
-                found.append(Problem(field: "all_day", "an all-day record starts and ends at midnight UTC (multiples of 86400)"))
+                found.append(
+                    Problem(
+                        field: "all_day",
+                        "an all-day record starts and ends at midnight UTC (multiples of 86400)"))
             } else if dateFinish == dateStart {
-                found.append(Problem(field: "date_finish", "an all-day record lasts at least one day (the end date is exclusive)"))
+                found.append(
+                    Problem(
+                        field: "date_finish",
+                        "an all-day record lasts at least one day (the end date is exclusive)"))
             }
         }
         found += Self.textProblems(name, field: "name")
         if let description { found += Self.textProblems(description, field: "description") }
         if let uid {
-            if uid.isEmpty { found.append(Problem(field: "uid", "is empty; omit it to derive the UID from id")) }
+            if uid.isEmpty {
+                found.append(Problem(field: "uid", "is empty; omit it to derive the UID from id"))
+            }
             found += Self.textProblems(uid, field: "uid", allowLineBreaks: false)
         }
         for (index, attachment) in attachments.enumerated() {
@@ -39,7 +50,9 @@ extension TaskRecord {
 
     /// Control characters iCalendar text cannot carry. Tabs and line feeds are fine; a
     /// carriage return would be lost (libical writes `\r\n` as `\n`), so it is refused too.
-    static func textProblems(_ text: String, field: String, allowLineBreaks: Bool = true) -> [Problem] {
+    static func textProblems(_ text: String, field: String, allowLineBreaks: Bool = true)
+        -> [Problem]
+    {
         for (offset, scalar) in text.unicodeScalars.enumerated() {
             let value = scalar.value
             let isControl = value < 0x20 || value == 0x7F
@@ -61,25 +74,37 @@ extension TaskRecord {
 extension Attachment {
     var problems: [Problem] {
         var found: [Problem] = []
-        if let mimeType, !mimeType.contains("/") || mimeType.contains(where: { $0 == " " || $0 == ";" || $0 == "\"" }) {
-            found.append(Problem(field: "mime_type", "'\(mimeType)' is not a media type such as image/jpeg"))
+        if let mimeType,
+            !mimeType.contains("/")
+                || mimeType.contains(where: { $0 == " " || $0 == ";" || $0 == "\"" })
+        {
+            found.append(
+                Problem(field: "mime_type", "'\(mimeType)' is not a media type such as image/jpeg"))
         }
         if let filename {
             if filename.isEmpty { found.append(Problem(field: "filename", "is empty")) }
             if filename.first?.isWhitespace == true || filename.last?.isWhitespace == true {
                 found.append(
-                    Problem(field: "filename", "starts or ends with whitespace, which iCalendar parameters do not keep"))
+                    Problem(
+                        field: "filename",
+                        "starts or ends with whitespace, which iCalendar parameters do not keep"))
             }
             if filename.hasSuffix("\\") {
                 // libical reads `FILENAME=a\:` as an escaped colon and loses the value.
-                found.append(Problem(field: "filename", "ends with a backslash, which an iCalendar parameter cannot end with"))
+                found.append(
+                    Problem(
+                        field: "filename",
+                        "ends with a backslash, which an iCalendar parameter cannot end with"))
             }
             found += TaskRecord.textProblems(filename, field: "filename", allowLineBreaks: false)
         }
         switch content {
         case .url(let url):
             if !url.contains(":") || url.contains(where: { $0.isWhitespace }) {
-                found.append(Problem(field: "url", "'\(url.prefix(60))' is not a URI such as https://example.com/file.pdf"))
+                found.append(
+                    Problem(
+                        field: "url",
+                        "'\(url.prefix(60))' is not a URI such as https://example.com/file.pdf"))
             }
         case .path(let path):
             if path.isEmpty { found.append(Problem(field: "path", "is empty")) }
@@ -94,16 +119,23 @@ extension Alarm {
     var problems: [Problem] {
         var found: [Problem] = []
         if action == .email && attendees.isEmpty {
-            found.append(Problem(field: "attendees", "an email alarm needs at least one recipient (mailto:…)"))
+            found.append(
+                Problem(
+                    field: "attendees", "an email alarm needs at least one recipient (mailto:…)"))
         }
         for (index, attendee) in attendees.enumerated() where !attendee.contains(":") {
-            found.append(Problem(field: "attendees[\(index)]", "'\(attendee)' is not a URI; write mailto:\(attendee)"))
+            found.append(
+                Problem(
+                    field: "attendees[\(index)]",
+                    "'\(attendee)' is not a URI; write mailto:\(attendee)"))
         }
         if case .absolute(let time) = trigger, !Timestamp.range.contains(time) {
             found.append(Problem(field: "trigger_at", "\(time) is outside the years 0001–9999"))
         }
         if (repeatCount == nil) != (repeatInterval == nil) {
-            found.append(Problem(field: "repeat", "repeat and repeat_interval go together (RFC 5545 §3.6.6)"))
+            found.append(
+                Problem(field: "repeat", "repeat and repeat_interval go together (RFC 5545 §3.6.6)")
+            )
         }
         if let repeatCount, repeatCount < 0 || repeatCount > 1000 {
             found.append(Problem(field: "repeat", "\(repeatCount) is outside 0–1000"))

@@ -33,7 +33,8 @@ public struct TaskRecord: Sendable, Hashable {
     /// Creates a record.
     public init(
         id: Int64, dateStart: Int64, dateFinish: Int64, name: String, description: String? = nil,
-        uid: String? = nil, allDay: Bool = false, attachments: [Attachment] = [], alarms: [Alarm] = []
+        uid: String? = nil, allDay: Bool = false, attachments: [Attachment] = [],
+        alarms: [Alarm] = []
     ) {
         self.id = id
         self.dateStart = dateStart

@@ -26,7 +26,8 @@ struct Convert: ParsableCommand {
             """
     )
 
-    @Argument(help: "Input files (- for standard input). Several inputs go into one output, in order.")
+    @Argument(
+        help: "Input files (- for standard input). Several inputs go into one output, in order.")
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: "Output file (- for standard output, the default).")
@@ -35,20 +36,30 @@ struct Convert: ParsableCommand {
     @Option(help: "Input format when the name does not tell it: json, ndjson or ics.")
     var from: Format?
 
-    @Option(help: "Output format when the name does not tell it: json, ndjson or ics. Default: the other family (JSON → ics, ics → json).")
+    @Option(
+        help:
+            "Output format when the name does not tell it: json, ndjson or ics. Default: the other family (JSON → ics, ics → json)."
+    )
     var to: Format?
 
     @Option(
         help: ArgumentHelp(
             "IANA time zone (Europe/Moscow).",
-            discussion: "Writing .ics: times are written in this zone with a VTIMEZONE (default UTC). Reading .ics: floating times (no zone) are read in it (default: the file's X-WR-TIMEZONE, else the local zone).",
+            discussion:
+                "Writing .ics: times are written in this zone with a VTIMEZONE (default UTC). Reading .ics: floating times (no zone) are read in it (default: the file's X-WR-TIMEZONE, else the local zone).",
             valueName: "zone"))
     var tz: String?
 
-    @Option(help: "Domain of the UIDs derived from ids (taskcal-ID@DOMAIN), to make them globally unique.")
+    @Option(
+        help:
+            "Domain of the UIDs derived from ids (taskcal-ID@DOMAIN), to make them globally unique."
+    )
     var uidDomain: String = UIDScheme.defaultDomain
 
-    @Option(help: "Write inline attachments of .ics input to files in this folder and record their paths instead of base64.")
+    @Option(
+        help:
+            "Write inline attachments of .ics input to files in this folder and record their paths instead of base64."
+    )
     var extractAttachments: String?
 
     @Flag(name: .shortAndLong, help: "Print only errors.")
@@ -56,7 +67,8 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         if let tz, !TimeZones.isKnown(tz) {
-            throw ValidationError("unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
+            throw ValidationError(
+                "unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
         }
         if inputs.contains("-") && from == nil {
             throw ValidationError("reading standard input needs --from json|ndjson|ics")
@@ -75,30 +87,38 @@ struct Convert: ParsableCommand {
         if output != "-", FileManager.default.fileExists(atPath: output),
             inputs.contains(where: { sameFile($0, output) })
         {
-            throw ValidationError("the output \(output) is also an input; choose another output file")
+            throw ValidationError(
+                "the output \(output) is also an input; choose another output file")
         }
         let scheme = UIDScheme(domain: uidDomain)
         var extraction: AttachmentExtraction?
         if let extractAttachments {
-            let relativeTo = output == "-" ? nil : URL(fileURLWithPath: output).deletingLastPathComponent()
-            extraction = AttachmentExtraction(directory: URL(fileURLWithPath: extractAttachments), relativeTo: relativeTo)
+            let relativeTo =
+                output == "-" ? nil : URL(fileURLWithPath: output).deletingLastPathComponent()
+            extraction = AttachmentExtraction(
+                directory: URL(fileURLWithPath: extractAttachments), relativeTo: relativeTo)
         }
-        let read = ReadOptions(format: from, uidScheme: scheme, floatingZone: tz, extraction: extraction)
+        let read = ReadOptions(
+            format: from, uidScheme: scheme, floatingZone: tz, extraction: extraction)
         let write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
         let report = Converter.convert(inputs: inputs, output: output, read: read, write: write)
         Console.show(report, quiet: quiet)
         guard report.succeeded else {
-            Console.error("nothing written: fix the \(report.errors.count + report.suppressedErrors) error(s) above")
+            Console.error(
+                "nothing written: fix the \(report.errors.count + report.suppressedErrors) error(s) above"
+            )
             throw ExitCode(2)
         }
         if !quiet && output != "-" {
-            Console.note("wrote \(report.records) record\(report.records == 1 ? "" : "s") to \(output)")
+            Console.note(
+                "wrote \(report.records) record\(report.records == 1 ? "" : "s") to \(output)")
         }
     }
 
     private func sameFile(_ first: String, _ second: String) -> Bool {
         guard first != "-" else { return false }
-        return URL(fileURLWithPath: first).standardizedFileURL.path == URL(fileURLWithPath: second).standardizedFileURL.path
+        return URL(fileURLWithPath: first).standardizedFileURL.path
+            == URL(fileURLWithPath: second).standardizedFileURL.path
     }
 }
 
@@ -121,7 +141,8 @@ struct Validate: ParsableCommand {
     @Option(help: "Input format when the name does not tell it: json, ndjson or ics.")
     var from: Format?
 
-    @Option(help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).")
+    @Option(
+        help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).")
     var tz: String?
 
     @Flag(name: .shortAndLong, help: "Print only problems.")
@@ -129,12 +150,14 @@ struct Validate: ParsableCommand {
 
     func validate() throws {
         if let tz, !TimeZones.isKnown(tz) {
-            throw ValidationError("unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
+            throw ValidationError(
+                "unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
         }
     }
 
     func run() throws {
-        let report = Converter.validate(inputs: inputs, read: ReadOptions(format: from, floatingZone: tz))
+        let report = Converter.validate(
+            inputs: inputs, read: ReadOptions(format: from, floatingZone: tz))
         Console.show(report, quiet: quiet)
         if report.unreadableInputs > 0 { throw ExitCode(2) }
         guard report.succeeded else {
@@ -142,7 +165,9 @@ struct Validate: ParsableCommand {
             throw ExitCode(1)
         }
         if !quiet {
-            print("valid: \(report.records) record\(report.records == 1 ? "" : "s") in \(inputs.count) file\(inputs.count == 1 ? "" : "s")")
+            print(
+                "valid: \(report.records) record\(report.records == 1 ? "" : "s") in \(inputs.count) file\(inputs.count == 1 ? "" : "s")"
+            )
         }
     }
 }

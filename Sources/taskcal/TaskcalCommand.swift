@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct TaskcalCommand: ParsableCommand {
@@ -19,4 +20,19 @@ struct TaskcalCommand: ParsableCommand {
         version: "1.0.0",
         subcommands: [Convert.self, Validate.self]
     )
+
+    /// Runs the command line. Usage errors exit with 2, the code DESIGN.md fixes for bad
+    /// usage (ArgumentParser's own default is 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

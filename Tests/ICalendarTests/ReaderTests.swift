@@ -44,7 +44,8 @@ struct ReaderTests {
 
     @Test("leading and trailing whitespace of text survives (libical trims it)")
     func keepsEdgeWhitespace() throws {
-        let text = calendar(event("DTSTART:20240310T093000Z\r\nSUMMARY:  two spaces, a tab\t\r\nDESCRIPTION:\r\n"))
+        let text = calendar(
+            event("DTSTART:20240310T093000Z\r\nSUMMARY:  two spaces, a tab\t\r\nDESCRIPTION:\r\n"))
         guard case .component(let component) = try items(text).first else {
             Issue.record("no component")
             return
@@ -58,7 +59,10 @@ struct ReaderTests {
         // The fold splits "д" (D0 B4) between its two bytes: legal for the bytes on the wire.
         var bytes = Array(calendar(event("DTSTART:20240310T093000Z\r\nSUMMARY:Пер\u{0}")).utf8)
         let marker = bytes.firstIndex(of: 0)!
-        bytes.replaceSubrange(marker...marker, with: Array("\u{0434}".utf8.prefix(1)) + Array("\r\n ".utf8) + Array("\u{0434}".utf8.suffix(1)) + Array("ело\r\n".utf8))
+        bytes.replaceSubrange(
+            marker...marker,
+            with: Array("\u{0434}".utf8.prefix(1)) + Array("\r\n ".utf8)
+                + Array("\u{0434}".utf8.suffix(1)) + Array("ело\r\n".utf8))
         let reader = ICalendarReader(bytes: bytes)
         guard case .component(let component)? = try reader.next() else {
             Issue.record("no component")
@@ -77,7 +81,8 @@ struct ReaderTests {
 
     @Test("an END that closes another component is an error with its line")
     func mismatchedEnd() {
-        let error = readingError("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
+        let error = readingError(
+            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
         #expect(error?.kind == .unbalancedComponents)
         #expect(error?.line == 4)
     }
@@ -85,7 +90,8 @@ struct ReaderTests {
     @Test("deep nesting is refused before libical's recursive free can overflow the stack")
     func deepNesting() {
         let depth = 100_000
-        let text = "BEGIN:VCALENDAR\r\n" + String(repeating: "BEGIN:VEVENT\r\n", count: depth)
+        let text =
+            "BEGIN:VCALENDAR\r\n" + String(repeating: "BEGIN:VEVENT\r\n", count: depth)
             + String(repeating: "END:VEVENT\r\n", count: depth) + "END:VCALENDAR\r\n"
         let error = readingError(text)
         #expect(error?.kind == .nestingTooDeep)
@@ -94,7 +100,10 @@ struct ReaderTests {
 
     @Test("a 10 MB line is refused at once, not parsed in quadratic time")
     func hugeLine() {
-        let text = calendar(event("DTSTART:20240310T093000Z\r\nDESCRIPTION:" + String(repeating: "x", count: 10 << 20) + "\r\n"))
+        let text = calendar(
+            event(
+                "DTSTART:20240310T093000Z\r\nDESCRIPTION:" + String(repeating: "x", count: 10 << 20)
+                    + "\r\n"))
         let error = readingError(text)
         #expect(error?.kind == .lineTooLong)
         #expect(error?.line == 8)
@@ -173,7 +182,9 @@ struct ReaderTests {
             Issue.record("libical should accept the line")
             return
         }
-        #expect(throws: ICalendarError.self) { try component.firstProperty(named: "DTSTART")?.dateTime() }
+        #expect(throws: ICalendarError.self) {
+            try component.firstProperty(named: "DTSTART")?.dateTime()
+        }
         do {
             _ = try component.firstProperty(named: "DTSTART")?.dateTime()
         } catch {

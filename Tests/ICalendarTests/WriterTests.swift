@@ -36,7 +36,8 @@ struct WriterTests {
         let calendar = Component(kind: .calendar)
         calendar.add(try TimeZones.vtimezone(named: "Europe/Moscow"))
         let event = Component(kind: .event)
-        event.addProperty("DTSTART", .dateTime(try DateTimeValue(epoch: 1_710_054_000, inZone: "Europe/Moscow")))
+        event.addProperty(
+            "DTSTART", .dateTime(try DateTimeValue(epoch: 1_710_054_000, inZone: "Europe/Moscow")))
         calendar.add(event)
         let text = calendar.serialized()
         #expect(text.contains("TZID:Europe/Moscow\r\n"))
@@ -65,10 +66,13 @@ struct WriterTests {
     func attachmentsAndTriggers() throws {
         let event = Component(kind: .event)
         let bytes = Data((0...255).map { UInt8($0) })
-        event.addProperty("ATTACH", .attachmentBase64(bytes.base64EncodedString()), parameters: [Parameter("FILENAME", "all bytes.bin")])
+        event.addProperty(
+            "ATTACH", .attachmentBase64(bytes.base64EncodedString()),
+            parameters: [Parameter("FILENAME", "all bytes.bin")])
         event.addProperty("ATTACH", .attachmentURI("https://example.com/a.pdf"))
         let alarm = Component(kind: .alarm)
-        alarm.addProperty("TRIGGER", .relativeTrigger("-PT900S"), parameters: [Parameter("RELATED", "END")])
+        alarm.addProperty(
+            "TRIGGER", .relativeTrigger("-PT900S"), parameters: [Parameter("RELATED", "END")])
         alarm.addProperty("TRIGGER", .absoluteTrigger(epoch: 1_700_000_000))
         event.add(alarm)
         let text = "BEGIN:VCALENDAR\r\n" + event.serialized() + "END:VCALENDAR\r\n"
@@ -82,7 +86,9 @@ struct WriterTests {
         #expect(attachments[0].parameter("FILENAME") == "all bytes.bin")
         #expect(attachments[0].parameter("ENCODING") == "BASE64")
         #expect(attachments[1].attachment == .uri("https://example.com/a.pdf"))
-        let triggers = parsed.subcomponents(ofKind: .alarm)[0].properties(named: "TRIGGER").map(\.trigger)
-        #expect(triggers == [.relative("-PT900S", relatedToEnd: true), .absolute(epoch: 1_700_000_000)])
+        let triggers = parsed.subcomponents(ofKind: .alarm)[0].properties(named: "TRIGGER").map(
+            \.trigger)
+        #expect(
+            triggers == [.relative("-PT900S", relatedToEnd: true), .absolute(epoch: 1_700_000_000)])
     }
 }

@@ -5,17 +5,24 @@ import TaskModel
 import Testing
 
 /// Converts `records` to .ics and back through the library, as the CLI does.
-func roundTrip(_ records: [TaskRecord], zone: String? = nil) throws -> (ics: String, records: [TaskRecord]) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("taskcal-rt-\(UUID().uuidString)")
+func roundTrip(_ records: [TaskRecord], zone: String? = nil) throws -> (
+    ics: String, records: [TaskRecord]
+) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "taskcal-rt-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let json = directory.appendingPathComponent("in.ndjson")
-    try records.map(\.jsonLine).joined(separator: "\n").write(to: json, atomically: true, encoding: .utf8)
+    try records.map(\.jsonLine).joined(separator: "\n").write(
+        to: json, atomically: true, encoding: .utf8)
     let ics = directory.appendingPathComponent("out.ics").path
     let back = directory.appendingPathComponent("back.ndjson").path
-    let first = Converter.convert(inputs: [json.path], output: ics, read: ReadOptions(), write: WriteOptions(timestamp: 0, zone: zone))
+    let first = Converter.convert(
+        inputs: [json.path], output: ics, read: ReadOptions(),
+        write: WriteOptions(timestamp: 0, zone: zone))
     guard first.succeeded else { throw ConversionFailed(report: first) }
-    let second = Converter.convert(inputs: [ics], output: back, read: ReadOptions(), write: WriteOptions(timestamp: 0))
+    let second = Converter.convert(
+        inputs: [ics], output: back, read: ReadOptions(), write: WriteOptions(timestamp: 0))
     guard second.succeeded else { throw ConversionFailed(report: second) }
     let lines = try String(contentsOfFile: back, encoding: .utf8).split(separator: "\n")
     let decoded = try lines.map { try TaskJSON.decodeLine(Data($0.utf8)).get() }
@@ -29,7 +36,8 @@ struct ConversionFailed: Error, CustomStringConvertible {
 
 /// Text pieces that stress escaping, folding and libical's trimming.
 private let pieces = [
-    "a", "Zz", " ", "  ", "\t", "\n", ",", ";", "\\", ":", "\"", "'", "=", "Привет", "мир", "😀", "👍🏽", "🇷🇺",
+    "a", "Zz", " ", "  ", "\t", "\n", ",", ";", "\\", ":", "\"", "'", "=", "Привет", "мир", "😀",
+    "👍🏽", "🇷🇺",
     "中文", "日本語", "é", "e\u{301}", "\\n", "\\,", "^", "x,y;z", "BEGIN:VEVENT", "END:VCALENDAR", "…",
     String(repeating: "long-", count: 30), String(repeating: "Ж", count: 50),
 ]
@@ -45,48 +53,75 @@ private let nonEmptyText = pick(pieces).array(of: 1...12).map { parts -> String 
     return joined.allSatisfy(\.isWhitespace) ? joined + "x" : joined
 }
 
-private let durations = pick(["-PT15M", "PT0S", "-P1D", "P2W", "-PT1H30M", "PT45S", "-P1DT2H", "-PT900S"])
+private let durations = pick([
+    "-PT15M", "PT0S", "-P1D", "P2W", "-PT1H30M", "PT45S", "-P1DT2H", "-PT900S",
+])
 
 private let alarm = zip(
-    Gen.int(in: 0...6), durations, Gen.int64(in: 0...4_000_000_000), text.optional(), text.optional(), Gen.bool
+    Gen.int(in: 0...6), durations, Gen.int64(in: 0...4_000_000_000), text.optional(),
+    text.optional(), Gen.bool
 ).map { kind, duration, time, description, summary, enabled -> TaskModel.Alarm in
     switch kind {
-    case 0: return TaskModel.Alarm(action: .display, trigger: .relative(duration, fromEnd: false), description: description, enabled: enabled)
-    case 1: return TaskModel.Alarm(action: .display, trigger: .relative(duration, fromEnd: true), description: description)
-    case 2: return TaskModel.Alarm(action: .display, trigger: .absolute(time), description: description, summary: summary)
-    case 3: return TaskModel.Alarm(action: .audio, trigger: .relative(duration, fromEnd: false), sound: "https://example.com/ding.oga", enabled: enabled)
+    case 0:
+        return TaskModel.Alarm(
+            action: .display, trigger: .relative(duration, fromEnd: false),
+            description: description, enabled: enabled)
+    case 1:
+        return TaskModel.Alarm(
+            action: .display, trigger: .relative(duration, fromEnd: true), description: description)
+    case 2:
+        return TaskModel.Alarm(
+            action: .display, trigger: .absolute(time), description: description, summary: summary)
+    case 3:
+        return TaskModel.Alarm(
+            action: .audio, trigger: .relative(duration, fromEnd: false),
+            sound: "https://example.com/ding.oga", enabled: enabled)
     case 4: return TaskModel.Alarm(action: .audio, trigger: .absolute(time))
     case 5:
-        return TaskModel.Alarm(action: .email, trigger: .relative(duration, fromEnd: false), description: description, summary: summary,
-                     attendees: ["mailto:a@example.com", "mailto:b@example.org"])
+        return TaskModel.Alarm(
+            action: .email, trigger: .relative(duration, fromEnd: false), description: description,
+            summary: summary,
+            attendees: ["mailto:a@example.com", "mailto:b@example.org"])
     default:
-        return TaskModel.Alarm(action: .display, trigger: .relative(duration, fromEnd: false), description: description,
-                     repeatCount: 3, repeatInterval: "PT5M")
+        return TaskModel.Alarm(
+            action: .display, trigger: .relative(duration, fromEnd: false),
+            description: description,
+            repeatCount: 3, repeatInterval: "PT5M")
     }
 }
 
 private let attachment = zip(
-    Gen.int(in: 0...2), Gen<UInt8>.value(in: 0...255).array(of: 0...3000), nonEmptyText.optional(), Gen.bool
+    Gen.int(in: 0...2), Gen<UInt8>.value(in: 0...255).array(of: 0...3000), nonEmptyText.optional(),
+    Gen.bool
 ).map { kind, bytes, name, typed -> TaskModel.Attachment in
     // File names cannot start or end with whitespace (a rule: parameters do not keep it).
     // File names cannot hold control characters, edge whitespace or a trailing backslash (rules).
     let filename = name.map {
         $0.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
-            .trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: "\\")))
+            .trimmingCharacters(
+                in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: "\\")))
     }.flatMap { $0.isEmpty ? nil : $0 }
     switch kind {
-    case 0: return TaskModel.Attachment(filename: filename, mimeType: typed ? "application/octet-stream" : nil, content: .inline(Data(bytes)))
-    case 1: return TaskModel.Attachment(filename: filename, mimeType: typed ? "application/pdf" : nil, content: .url("https://example.com/f/\(bytes.count).pdf"))
+    case 0:
+        return TaskModel.Attachment(
+            filename: filename, mimeType: typed ? "application/octet-stream" : nil,
+            content: .inline(Data(bytes)))
+    case 1:
+        return TaskModel.Attachment(
+            filename: filename, mimeType: typed ? "application/pdf" : nil,
+            content: .url("https://example.com/f/\(bytes.count).pdf"))
     default: return TaskModel.Attachment(content: .inline(Data(bytes.prefix(10))))
     }
 }
 
 private let record = zip(
-    Gen.int64(in: -1000...1_000_000_000_000), Gen.int64(in: -2_000_000_000...7_000_000_000), Gen.int64(in: 0...400_000),
+    Gen.int64(in: -1000...1_000_000_000_000), Gen.int64(in: -2_000_000_000...7_000_000_000),
+    Gen.int64(in: 0...400_000),
     nonEmptyText, text.optional(), zip(attachment.array(of: 0...3), alarm.array(of: 0...4))
 ).map { id, start, length, name, description, extras in
-    TaskRecord(id: id, dateStart: start, dateFinish: start + length, name: name, description: description,
-               attachments: extras.0, alarms: extras.1)
+    TaskRecord(
+        id: id, dateStart: start, dateFinish: start + length, name: name, description: description,
+        attachments: extras.0, alarms: extras.1)
 }
 
 @Suite("JSON → .ics → JSON gives back the same records")
@@ -94,7 +129,9 @@ struct RoundTripTests {
     @Test("random records with hostile text, binary attachments and every alarm form")
     func property() async {
         await propertyCheck(count: 150, input: record.array(of: 1...5)) { records in
-            #expect(records.allSatisfy { $0.problems.isEmpty }, "the generator makes only valid records")
+            #expect(
+                records.allSatisfy { $0.problems.isEmpty }, "the generator makes only valid records"
+            )
             do {
                 let back = try roundTrip(records).records
                 #expect(back == records)
@@ -106,7 +143,10 @@ struct RoundTripTests {
 
     @Test("the same records in a zone with a VTIMEZONE come back at the same instants")
     func zoned() async {
-        await propertyCheck(count: 30, input: record.array(of: 1...5), pick(["Europe/Moscow", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"])) { records, zone in
+        await propertyCheck(
+            count: 30, input: record.array(of: 1...5),
+            pick(["Europe/Moscow", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"])
+        ) { records, zone in
             let records = records.filter { $0.problems.isEmpty }
             do {
                 let back = try roundTrip(records, zone: zone).records
@@ -122,7 +162,8 @@ struct RoundTripTests {
         let records = (0..<40).map { (day: Int64) -> TaskRecord in
             let start: Int64 = day * 86_400 * 37
             let finish: Int64 = start + 86_400 * (1 + day % 3)
-            return TaskRecord(id: day, dateStart: start, dateFinish: finish, name: "day \(day)", allDay: true)
+            return TaskRecord(
+                id: day, dateStart: start, dateFinish: finish, name: "day \(day)", allDay: true)
         }
         let (ics, back) = try roundTrip(records)
         #expect(back == records)
@@ -131,7 +172,11 @@ struct RoundTripTests {
 
     @Test("identical input gives byte-identical output")
     func deterministic() throws {
-        let records = [TaskRecord(id: 1, dateStart: 147_600_000, dateFinish: 147_610_000, name: "My task", description: "Описание моего дела")]
+        let records = [
+            TaskRecord(
+                id: 1, dateStart: 147_600_000, dateFinish: 147_610_000, name: "My task",
+                description: "Описание моего дела")
+        ]
         #expect(try roundTrip(records).ics == roundTrip(records).ics)
     }
 }

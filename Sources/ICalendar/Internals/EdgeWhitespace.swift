@@ -18,7 +18,9 @@ enum EdgeWhitespace {
     static let empty: UInt8 = UInt8(ascii: "E")
 
     /// Single-valued TEXT properties whose values are kept exactly.
-    static let textProperties: Set<String> = ["SUMMARY", "DESCRIPTION", "LOCATION", "COMMENT", "CONTACT"]
+    static let textProperties: Set<String> = [
+        "SUMMARY", "DESCRIPTION", "LOCATION", "COMMENT", "CONTACT",
+    ]
 
     /// Rewrites the value of the content line `line` (no line end, no NUL) in place.
     static func protect(_ line: inout [UInt8], valueStart: Int) {
@@ -36,7 +38,9 @@ enum EdgeWhitespace {
         guard leading > valueStart || trailing < end else { return }
         var rewritten = Array(line[..<valueStart])
         rewritten.reserveCapacity(line.count + 8)
-        for byte in line[valueStart..<leading] { rewritten += [marker, byte == 0x20 ? space : tab] }
+        for byte in line[valueStart..<leading] {
+            rewritten += [marker, byte == 0x20 ? space : tab]
+        }
         rewritten += line[leading..<trailing]
         for byte in line[trailing..<end] { rewritten += [marker, byte == 0x20 ? space : tab] }
         line = rewritten

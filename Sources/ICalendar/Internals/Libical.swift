@@ -25,8 +25,9 @@ enum Libical {
     static func takeString(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
         guard let pointer else { return nil }
         defer { icalmemory_free_buffer(pointer) }
-        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)),
-                      as: UTF8.self)
+        return String(
+            decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)),
+            as: UTF8.self)
     }
 
     /// Copies a borrowed C string (valid while its owner lives) into Swift.

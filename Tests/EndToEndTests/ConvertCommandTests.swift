@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+@Suite("taskcal convert and validate, run as a user would")
+struct ConvertCommandTests {
+    @Test(
+        "every JSON sample converts to .ics and back unchanged",
+        arguments: ["spec-example.json", "attachments-and-alarms.json"])
+    func jsonSamples(name: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let toICS = try cli.run(["convert", Taskcal.sample(name), "-o", "out.ics"])
+        #expect(toICS.status == 0, "\(toICS.stderr)")
+        let back = try cli.run(["convert", "out.ics", "-o", "back.json"])
+        #expect(back.status == 0, "\(back.stderr)")
+        let original = try Taskcal.records(
+            String(contentsOfFile: Taskcal.sample(name), encoding: .utf8))
+        #expect(try Taskcal.records(cli.read("back.json")) == original)
+    }
+
+    @Test(
+        "every .ics sample converts to JSON, and that JSON survives another round",
+        arguments: ["google-export.ics", "outlook-export.ics"])
+    func icsSamples(name: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        #expect(try cli.run(["convert", Taskcal.sample(name), "-o", "first.json"]).status == 0)
+        #expect(try cli.run(["convert", "first.json", "-o", "again.ics"]).status == 0)
+        #expect(try cli.run(["convert", "again.ics", "-o", "second.json"]).status == 0)
+        #expect(try cli.read("first.json") == cli.read("second.json"))
+    }
+
+    @Test("the Outlook sample's Windows zone names resolve through its own VTIMEZONEs")
+    func outlookZones() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let result = try cli.run(["convert", Taskcal.sample("outlook-export.ics"), "--to", "json"])
+        let records = try Taskcal.records(result.stdout)
+        let first = records[0] as! [String: Any]
+        let second = records[1] as! [String: Any]
+        // 2026-12-03 16:00 W. Europe = 15:00Z; 08:30 Pacific + PT45M = 17:15Z.
+        #expect(first["date_start"] as? String == "1796310000")
+        #expect(second["date_finish"] as? String == "1796404500")
+    }
+
+    @Test("output is byte-identical for identical input, and DTSTAMP is SOURCE_DATE_EPOCH")
+    func deterministic() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try cli.run(["convert", Taskcal.sample("attachments-and-alarms.json"), "-o", "a.ics"])
+        try cli.run(["convert", Taskcal.sample("attachments-and-alarms.json"), "-o", "b.ics"])
+        #expect(try cli.read("a.ics") == cli.read("b.ics"))
+        #expect(try cli.read("a.ics").contains("DTSTAMP:20231114T221320Z\r\n"))
+    }
+
+    @Test("standard input and output work with --from and --to")
+    func pipes() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let json = try String(contentsOfFile: Taskcal.sample("spec-example.json"), encoding: .utf8)
+        let ics = try cli.run(["convert", "-", "--from", "json", "--to", "ics"], stdin: json)
+        #expect(ics.status == 0)
+        #expect(ics.stdout.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"))
+        let ndjson = try cli.run(
+            ["convert", "-", "--from", "ics", "--to", "ndjson"], stdin: ics.stdout)
+        #expect(
+            ndjson.stdout
+                == #"{"id": 1, "date_start": "147600000", "date_finish": "147610000", "name": "My task", "description": "Описание моего дела"}"#
+                + "\n")
+    }
+
+    @Test("NDJSON streams both ways and keeps order")
+    func ndjson() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let lines = (1...500).map {
+            #"{"id": \#($0), "date_start": "\#($0 * 3600)", "date_finish": "\#($0 * 3600 + 1800)", "name": "task \#($0)"}"#
+        }
+        try cli.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try cli.run(["convert", "in.ndjson", "-o", "out.ics"]).status == 0)
+        #expect(try cli.run(["convert", "out.ics", "-o", "back.jsonl"]).status == 0)
+        #expect(try cli.read("back.jsonl") == cli.read("in.ndjson"))
+    }
+
+    @Test("--tz writes TZID and a VTIMEZONE with the plain IANA name")
+    func zoneOutput() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let result = try cli.run([
+            "convert", Taskcal.sample("spec-example.json"), "--tz", "Europe/Moscow",
+        ])
+        #expect(result.stdout.contains("TZID:Europe/Moscow\r\n"))
+        #expect(result.stdout.contains("DTSTART;TZID=Europe/Moscow:19740905T110000\r\n"))
+        #expect(!result.stdout.contains("freeassociation"))
+    }
+
+    @Test("floating times are read in --tz, else the local zone with a warning")
+    func floatingTimes() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try cli.write(
+            "f.ics",
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART:20240101T100000\r\nDTEND:20240101T110000\r\nSUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        )
+        let local = try cli.run(
+            ["convert", "f.ics", "--to", "ndjson"], environment: ["TZ": "Asia/Tokyo"])
+        #expect(local.stdout.contains(#""date_start": "1704070800""#))
+        #expect(local.stderr.contains("floating time"))
+        let chosen = try cli.run(["convert", "f.ics", "--to", "ndjson", "--tz", "Europe/London"])
+        #expect(chosen.stdout.contains(#""date_start": "1704103200""#))
+        #expect(!chosen.stderr.contains("floating"))
+    }
+
+    @Test("--extract-attachments writes files that cannot escape the folder")
+    func extraction() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try cli.write(
+            "a.ics",
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:taskcal-5@taskcal.invalid\r\nDTSTART:20240101T100000Z\r\nSUMMARY:x\r\n"
+                + "ATTACH;ENCODING=BASE64;VALUE=BINARY;FILENAME=../../escape.txt:aGVsbG8=\r\n"
+                + "ATTACH;ENCODING=BASE64;VALUE=BINARY;X-APPLE-FILENAME=.hidden:d29ybGQ=\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        )
+        let result = try cli.run([
+            "convert", "a.ics", "-o", "out/a.json", "--extract-attachments", "out/files",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.read("out/files/5-0-escape.txt") == "hello")
+        #expect(try cli.read("out/files/5-1-hidden") == "world")
+        #expect(!cli.exists("escape.txt"))
+        #expect(try cli.read("out/a.json").contains(#""path": "files/5-0-escape.txt""#))
+        // And back: the path is read relative to the JSON file and inlined again.
+        #expect(try cli.run(["convert", "out/a.json", "-o", "b.ics"]).status == 0)
+        #expect(try cli.read("b.ics").contains(":aGVsbG8=\r\n"))
+    }
+
+    @Test("validate: exit 0 when valid, 1 with every problem, 2 when unreadable")
+    func validate() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let valid = try cli.run([
+            "validate", Taskcal.sample("spec-example.json"), Taskcal.sample("google-export.ics"),
+        ])
+        #expect(valid.status == 0)
+        #expect(valid.stdout.contains("valid: 4 records in 2 files"))
+        try cli.write(
+            "bad.json",
+            #"[{"id": 1, "date_start": "5", "date_finish": "1", "name": ""}, {"id": 2, "date_start": "1", "date_finish": "2", "name": "ok", "extra": 1}]"#
+        )
+        let invalid = try cli.run(["validate", "bad.json"])
+        #expect(invalid.status == 1)
+        #expect(invalid.stderr.contains("taskcal: bad.json: [0].name: is empty"))
+        #expect(
+            invalid.stderr.contains("taskcal: bad.json: [0].date_finish: 1 is before date_start 5"))
+        #expect(invalid.stderr.contains("taskcal: bad.json: [1].extra: unknown field"))
+        let missing = try cli.run(["validate", "nope.json"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("nope.json: cannot read"))
+    }
+
+    @Test("--help teaches: examples and exit codes")
+    func help() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let help = try cli.run(["convert", "--help"])
+        #expect(help.stdout.contains("taskcal convert tasks.json -o tasks.ics"))
+        #expect(help.stdout.contains("SOURCE_DATE_EPOCH"))
+        #expect(try cli.run(["--help"]).stdout.contains("Exit codes"))
+    }
+}

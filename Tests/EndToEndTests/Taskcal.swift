@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+/// Runs the built `taskcal` binary as a user would, in a fresh folder.
+struct Taskcal {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The package root: tests run from it under `swift test`.
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/"
+            && !FileManager.default.fileExists(
+                atPath: url.appendingPathComponent("Package.swift").path)
+        {
+            url.deleteLastPathComponent()
+        }
+        return url
+    }()
+
+    /// The `taskcal` executable built beside this test bundle.
+    static let binary: URL = {
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for directory in [
+            besideTests, besideTests.deletingLastPathComponent(),
+            packageRoot.appendingPathComponent(".build/debug"),
+        ] {
+            let candidate = directory.appendingPathComponent("taskcal")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/taskcal")
+    }()
+
+    /// A new empty folder, removed by the caller with `cleanUp`.
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "taskcal-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func write(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: directory.appendingPathComponent(name))
+    }
+
+    func write(_ name: String, bytes: [UInt8]) throws {
+        try Data(bytes).write(to: directory.appendingPathComponent(name))
+    }
+
+    func read(_ name: String) throws -> String {
+        try String(contentsOfFile: path(name), encoding: .utf8)
+    }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+
+    /// Runs `taskcal arguments…` in ``directory`` with `SOURCE_DATE_EPOCH` and `TZ` fixed.
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:])
+        throws -> Result
+    {
+        try Self.execute(
+            Self.binary.path, arguments, in: directory, stdin: stdin, environment: environment)
+    }
+
+    static func execute(
+        _ executable: String, _ arguments: [String], in directory: URL, stdin: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var env = ProcessInfo.processInfo.environment
+        env["SOURCE_DATE_EPOCH"] = "1700000000"
+        env["TZ"] = "UTC"
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        // Output goes to files, not pipes: a large output cannot block the child.
+        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "taskcal-out-\(UUID().uuidString)")
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "taskcal-err-\(UUID().uuidString)")
+        let inURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "taskcal-in-\(UUID().uuidString)")
+        defer {
+            for url in [outURL, errURL, inURL] { try? FileManager.default.removeItem(at: url) }
+        }
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: inURL.path, contents: Data((stdin ?? "").utf8))
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let input = try FileHandle(forReadingFrom: inURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        try input.close()
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// The sample file `name` from `Samples/`.
+    static func sample(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Samples").appendingPathComponent(name).path
+    }
+
+    /// JSON records of a task file, as plain JSON values (for comparisons that ignore layout).
+    static func records(_ text: String) throws -> NSArray {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("[") {
+            return try JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as! NSArray
+        }
+        return try NSArray(
+            array: trimmed.split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8))
+            })
+    }
+}
