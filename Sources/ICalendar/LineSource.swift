@@ -59,8 +59,9 @@ public final class LineSource {
                 start = end
                 return line
             }
-            searchFrom = end
+            let scanned = end - start  // fill() moves the unread bytes to the front
             try fill()
+            searchFrom = start + scanned
         }
     }
 
