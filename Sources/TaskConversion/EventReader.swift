@@ -107,6 +107,14 @@ public final class EventReader {
                 "the VEVENT of line \(event.lineNumber ?? 0) has no SUMMARY; it was named \(name)")
         }
         let description = event.firstProperty(named: "DESCRIPTION")?.text
+        let statusProperty = event.firstProperty(named: "STATUS")
+        let status = statusProperty.flatMap { TaskRecord.Status(rawValue: $0.text.lowercased()) }
+        if let statusProperty, status == nil {
+            warnings.append(
+                "line \(statusProperty.lineNumber ?? 0): STATUS:\(statusProperty.text) is not an event status; left out"
+            )
+        }
+        let free = event.firstProperty(named: "TRANSP")?.text.uppercased() == "TRANSPARENT"
 
         // Attachments and alarms.
         var attachments: [TaskModel.Attachment] = []
@@ -133,7 +141,8 @@ public final class EventReader {
         let record = TaskRecord(
             id: id, dateStart: startEpoch, dateFinish: finishEpoch, name: name,
             description: description,
-            uid: uid, allDay: allDay, attachments: attachments, alarms: alarms)
+            uid: uid, allDay: allDay, status: status, free: free, attachments: attachments,
+            alarms: alarms)
         return (record, warnings)
     }
 

@@ -65,6 +65,12 @@ public struct EventWriter {
         if let description = record.description {
             event.addProperty("DESCRIPTION", .text(description))
         }
+        if let status = record.status {
+            event.addProperty("STATUS", .literal(status.rawValue.uppercased()))
+        }
+        if record.free {
+            event.addProperty("TRANSP", .literal("TRANSPARENT"))
+        }
         for (index, attachment) in record.attachments.enumerated() {
             event.add(try property(for: attachment, index: index, base: attachmentBase))
         }

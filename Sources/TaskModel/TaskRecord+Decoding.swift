@@ -193,8 +193,9 @@ public enum Timestamp {
 
 extension TaskRecord: Decodable {
     static let fields: Set<String> = [
-        "id", "date_start", "date_finish", "name", "description", "uid", "all_day", "attachments",
-        "alarms",
+        "id", "date_start", "date_finish", "name", "description", "uid", "all_day", "status",
+        "free",
+        "attachments", "alarms",
     ]
 
     /// Decodes a record, reporting every problem of the record at once (as
@@ -208,6 +209,15 @@ extension TaskRecord: Decodable {
         let description = reader.optional("description") { try $0.string($1) }
         let uid = reader.optional("uid") { try $0.string($1) }
         let allDay = reader.optional("all_day") { try $0.bool($1) }
+        let statuses = Status.allCases.map(\.rawValue).joined(separator: ", ")
+        let status = reader.optional("status") { fields, name -> Status? in
+            let text = try fields.string(name)
+            guard let status = Status(rawValue: text.lowercased()) else {
+                throw Problem(field: "", "'\(text)' is not a status; expected one of \(statuses)")
+            }
+            return status
+        }
+        let free = reader.optional("free") { try $0.bool($1) }
         let attachments = reader.optional("attachments") {
             try $0.array($1, Attachment.init(from:))
         }
@@ -215,7 +225,8 @@ extension TaskRecord: Decodable {
         try reader.finish()
         self.init(
             id: id!, dateStart: start!, dateFinish: finish!, name: name!, description: description,
-            uid: uid, allDay: allDay ?? false, attachments: attachments ?? [], alarms: alarms ?? [])
+            uid: uid, allDay: allDay ?? false, status: status, free: free ?? false,
+            attachments: attachments ?? [], alarms: alarms ?? [])
     }
 }
 

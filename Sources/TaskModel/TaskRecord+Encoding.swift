@@ -14,6 +14,8 @@ extension TaskRecord {
         if let description { writer.field("description", string: description) }
         if let uid { writer.field("uid", string: uid) }
         if allDay { writer.field("all_day", bool: true) }
+        if let status { writer.field("status", string: status.rawValue) }
+        if free { writer.field("free", bool: true) }
         if !attachments.isEmpty {
             writer.key("attachments")
             writer.array(attachments) { writer, attachment in attachment.write(to: &writer) }

@@ -25,6 +25,10 @@ public struct TaskRecord: Sendable, Hashable {
     /// An all-day entry (`DTSTART;VALUE=DATE`): start and finish are UTC midnights and the
     /// finish is exclusive, as in iCalendar.
     public var allDay: Bool
+    /// `tentative`, `confirmed` or `cancelled` (iCalendar `STATUS`), when known.
+    public var status: Status?
+    /// The entry shows as free time (iCalendar `TRANSP:TRANSPARENT`): it blocks nothing.
+    public var free: Bool
     /// Files attached to the entry.
     public var attachments: [Attachment]
     /// Reminders.
@@ -33,7 +37,8 @@ public struct TaskRecord: Sendable, Hashable {
     /// Creates a record.
     public init(
         id: Int64, dateStart: Int64, dateFinish: Int64, name: String, description: String? = nil,
-        uid: String? = nil, allDay: Bool = false, attachments: [Attachment] = [],
+        uid: String? = nil, allDay: Bool = false, status: Status? = nil, free: Bool = false,
+        attachments: [Attachment] = [],
         alarms: [Alarm] = []
     ) {
         self.id = id
@@ -43,8 +48,22 @@ public struct TaskRecord: Sendable, Hashable {
         self.description = description
         self.uid = uid
         self.allDay = allDay
+        self.status = status
+        self.free = free
         self.attachments = attachments
         self.alarms = alarms
+    }
+}
+
+extension TaskRecord {
+    /// Whether an entry happens as planned (iCalendar `STATUS` of an event).
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        case tentative, confirmed, cancelled
+    }
+
+    /// Whether the entry takes up its time: not cancelled, not free, not zero-length.
+    public var occupiesTime: Bool {
+        status != .cancelled && !free && dateFinish > dateStart
     }
 }
 

@@ -18,19 +18,23 @@ struct LineSourceTests {
             bytes += line
             bytes += index % 3 == 0 ? [0x0D, 0x0A] : [0x0A]
         }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lines-\(UUID().uuidString)")
         try Data(bytes).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let source = try LineSource(path: url.path)
         var lines: [[UInt8]] = []
-        while let line = try source.nextLine(limit: 1 << 20, lineNumber: lines.count + 1) { lines.append(line) }
+        while let line = try source.nextLine(limit: 1 << 20, lineNumber: lines.count + 1) {
+            lines.append(line)
+        }
         #expect(lines.count == expected.count)
         #expect(lines == expected)
     }
 
     @Test("a line over the limit is refused with its number")
     func limit() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lines-\(UUID().uuidString)")
         try Data(("short\n" + String(repeating: "x", count: 3 << 20) + "\n").utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let source = try LineSource(path: url.path)
