@@ -117,11 +117,13 @@ private let attachment = zip(
 private let record = zip(
     Gen.int64(in: -1000...1_000_000_000_000), Gen.int64(in: -2_000_000_000...7_000_000_000),
     Gen.int64(in: 0...400_000),
-    nonEmptyText, text.optional(), zip(attachment.array(of: 0...3), alarm.array(of: 0...4))
+    nonEmptyText, text.optional(),
+    zip(attachment.array(of: 0...3), alarm.array(of: 0...4), Gen.int(in: 0...3), Gen.bool)
 ).map { id, start, length, name, description, extras in
-    TaskRecord(
+    let statuses: [TaskRecord.Status?] = [nil, .tentative, .confirmed, .cancelled]
+    return TaskRecord(
         id: id, dateStart: start, dateFinish: start + length, name: name, description: description,
-        attachments: extras.0, alarms: extras.1)
+        status: statuses[extras.2], free: extras.3, attachments: extras.0, alarms: extras.1)
 }
 
 @Suite("JSON → .ics → JSON gives back the same records")
