@@ -187,7 +187,14 @@ public final class Component {
 
     /// The first property named `name`, if any.
     public func firstProperty(named name: String) -> Property? {
-        properties(named: name).first
+        let upper = name.uppercased()
+        let kind = icalproperty_string_to_kind(upper)
+        guard kind != ICAL_X_PROPERTY && kind != ICAL_NO_PROPERTY else {
+            return properties(named: upper).first
+        }
+        // A known kind: libical finds it without walking every property.
+        guard let found = icalcomponent_get_first_property(pointer, kind) else { return nil }
+        return Property(view: found, owner: self, line: lines?.line(ofProperty: upper, occurrence: 0))
     }
 
     /// Adds `property`, a new one, as the last property; it becomes a view of this tree.

@@ -23,9 +23,12 @@ struct FieldReader {
             throw RecordProblems([Problem(field: "", "expected a JSON object (\(what))")])
         }
         fields = Fields(container: container)
-        for key in container.allKeys.map(\.stringValue).sorted() where !known.contains(key) {
+        let keys = container.allKeys
+        if !keys.allSatisfy({ known.contains($0.stringValue) }) {
             let expected = known.sorted().joined(separator: ", ")
-            problems.append(Problem(field: key, "unknown field; expected one of \(expected)"))
+            for key in keys.map(\.stringValue).sorted() where !known.contains(key) {
+                problems.append(Problem(field: key, "unknown field; expected one of \(expected)"))
+            }
         }
     }
 
@@ -183,8 +186,9 @@ public enum Timestamp {
 
     /// `text` as Unix seconds: an optional `-` and decimal digits, nothing else.
     public static func parse(_ text: String) -> Int64? {
-        let body = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
-        guard !body.isEmpty, body.count <= 18, body.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        var digits = text.utf8[...]
+        if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ (0x30...0x39).contains($0) }) else {
             return nil
         }
         return Int64(text)
