@@ -194,7 +194,8 @@ public final class Component {
         }
         // A known kind: libical finds it without walking every property.
         guard let found = icalcomponent_get_first_property(pointer, kind) else { return nil }
-        return Property(view: found, owner: self, line: lines?.line(ofProperty: upper, occurrence: 0))
+        return Property(
+            view: found, owner: self, line: lines?.line(ofProperty: upper, occurrence: 0))
     }
 
     /// Adds `property`, a new one, as the last property; it becomes a view of this tree.

@@ -188,7 +188,8 @@ public enum Timestamp {
     public static func parse(_ text: String) -> Int64? {
         var digits = text.utf8[...]
         if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
-        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ (0x30...0x39).contains($0) }) else {
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ (0x30...0x39).contains($0) })
+        else {
             return nil
         }
         return Int64(text)
