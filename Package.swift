@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
     ],
     targets: [
@@ -22,7 +23,10 @@ let package = Package(
             providers: [.apt(["libical-dev"])]
         ),
         .target(name: "ICalendar", dependencies: ["CLibical"]),
-        .target(name: "TaskModel"),
+        .target(
+            name: "TaskModel",
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")]
+        ),
         .target(name: "TaskConversion", dependencies: ["ICalendar", "TaskModel"]),
         .executableTarget(
             name: "taskcal",
@@ -32,7 +36,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar"]),
-        .testTarget(name: "TaskModelTests", dependencies: ["TaskModel"]),
+        .testTarget(
+            name: "TaskModelTests",
+            dependencies: [
+                "TaskModel", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "TaskConversionTests",
             dependencies: [

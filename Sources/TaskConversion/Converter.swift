@@ -57,6 +57,20 @@ public enum Converter {
         return report
     }
 
+    /// Reads every valid record of `inputs` into `body`, in order, and reports every problem.
+    /// The reports (overlaps, agenda, month) are built on this.
+    public static func read(
+        inputs: [String], options: ReadOptions, _ body: (TaskRecord, Location) -> Void
+    ) -> ConversionReport {
+        var report = ConversionReport()
+        for input in inputs {
+            drain(input, options: options, into: &report) { record, location throws(Diagnostic) in
+                body(record, location)
+            }
+        }
+        return report
+    }
+
     /// Reads `inputs` and reports every problem without writing anything.
     public static func validate(inputs: [String], read: ReadOptions) -> ConversionReport {
         var report = ConversionReport()

@@ -78,41 +78,48 @@ public struct JSONWriter {
     /// Creates an empty writer.
     public init() {}
 
-    mutating func begin() {
+    /// Opens an object.
+    public mutating func begin() {
         text += "{"
         needsComma = false
     }
 
-    mutating func end() {
+    /// Closes an object.
+    public mutating func end() {
         text += "}"
         needsComma = true
     }
 
-    mutating func key(_ name: String) {
+    /// Writes a key and its colon.
+    public mutating func key(_ name: String) {
         if needsComma { text += ", " }
         string(name)
         text += ": "
         needsComma = false
     }
 
-    mutating func field(_ name: String, string value: String) {
+    /// Writes `"name": "value"`.
+    public mutating func field(_ name: String, string value: String) {
         key(name)
         string(value)
     }
 
-    mutating func field(_ name: String, number value: Int64) {
+    /// Writes `"name": 42`.
+    public mutating func field(_ name: String, number value: Int64) {
         key(name)
         text += String(value)
         needsComma = true
     }
 
-    mutating func field(_ name: String, bool value: Bool) {
+    /// Writes `"name": true`.
+    public mutating func field(_ name: String, bool value: Bool) {
         key(name)
         text += value ? "true" : "false"
         needsComma = true
     }
 
-    mutating func array<T>(_ items: [T], _ write: (inout JSONWriter, T) -> Void) {
+    /// Writes an array, each item by `write`.
+    public mutating func array<T>(_ items: [T], _ write: (inout JSONWriter, T) -> Void) {
         text += "["
         for (index, item) in items.enumerated() {
             if index > 0 { text += ", " }

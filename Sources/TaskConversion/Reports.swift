@@ -1,0 +1,339 @@
+import Foundation
+import TaskModel
+
+/// Terminal styling: ANSI colours only when writing to a terminal and `NO_COLOR` is unset.
+public struct Style: Sendable {
+    /// Whether to emit escape sequences.
+    public var colour: Bool
+
+    /// Colour when standard output is a terminal, `NO_COLOR` is unset or empty, and `TERM`
+    /// is not `dumb`.
+    public static func forStandardOutput() -> Style {
+        let environment = ProcessInfo.processInfo.environment
+        let noColour = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
+        return Style(colour: isatty(STDOUT_FILENO) == 1 && !noColour)
+    }
+
+    public init(colour: Bool) { self.colour = colour }
+
+    func bold(_ text: String) -> String { wrap(text, "1") }
+    func dim(_ text: String) -> String { wrap(text, "2") }
+    func red(_ text: String) -> String { wrap(text, "31") }
+    func cyan(_ text: String) -> String { wrap(text, "36") }
+    func inverse(_ text: String) -> String { wrap(text, "7") }
+
+    private func wrap(_ text: String, _ code: String) -> String {
+        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// An entry of a report: what is shown of a record, and where it came from.
+public struct ReportEntry: Sendable, Hashable {
+    public var id: Int64
+    public var name: String
+    public var span: TimeSpan
+    public var source: Location
+
+    /// The entry for `record` read at `source`, its time as it falls in `time`'s zone.
+    public init(_ record: TaskRecord, source: Location, time: LocalTime) {
+        id = record.id
+        name = record.name
+        span = time.occupied(by: record)
+        self.source = source
+    }
+
+    /// The report's RECORD (DESIGN.md): `id`, `name`, `date_start`, `date_finish`, and where it
+    /// came from as `source`.
+    var json: String {
+        var writer = JSONWriter()
+        writer.begin()
+        writer.field("id", number: id)
+        writer.field("name", string: name)
+        writer.field("date_start", string: String(span.start))
+        writer.field("date_finish", string: String(span.finish))
+        writer.field("source", string: source.description)
+        writer.end()
+        return writer.text
+    }
+}
+
+// MARK: - Overlaps
+
+/// The overlap report: every pair of entries whose times intersect.
+public struct OverlapReport: Sendable {
+    public var entries: [ReportEntry]
+    public var overlaps: [Overlap]
+
+    /// Finds the overlaps among `entries`, limited to `window` when given (entries outside it
+    /// are left out; shared times are cut to it).
+    public init(entries: [ReportEntry], window: TimeSpan? = nil) {
+        var kept = entries
+        if let window {
+            kept = entries.filter {
+                $0.span.overlaps(window)
+                    || ($0.span.isEmpty && $0.span.start >= window.start
+                        && $0.span.start < window.finish)
+            }
+        }
+        var found = OverlapSweep.overlaps(kept.map(\.span))
+        if let window {
+            found = found.compactMap { overlap in
+                guard let shared = overlap.shared.intersection(window) else { return nil }
+                var clipped = overlap
+                clipped.shared = shared
+                return clipped
+            }
+        }
+        self.entries = kept
+        self.overlaps = found
+    }
+
+    /// `[{"first": RECORD, "second": RECORD, "overlap_start": "…", "overlap_finish": "…"}, …]`,
+    /// one pair a line; times are Unix seconds as strings, like the task format.
+    public func json() -> String {
+        guard !overlaps.isEmpty else { return "[]\n" }
+        let lines = overlaps.map { overlap in
+            "{\"first\": \(entries[overlap.first].json), \"second\": \(entries[overlap.second].json), "
+                + "\"overlap_start\": \"\(overlap.shared.start)\", \"overlap_finish\": \"\(overlap.shared.finish)\"}"
+        }
+        return "[\n" + lines.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// For people: the overlaps grouped by the day they begin, in `time`'s zone.
+    public func text(in time: LocalTime, style: Style) -> String {
+        guard !overlaps.isEmpty else {
+            return "No overlaps among \(entries.count) entr\(entries.count == 1 ? "y" : "ies").\n"
+        }
+        var out =
+            "\(overlaps.count) overlap\(overlaps.count == 1 ? "" : "s") among \(entries.count) entries (times in \(time.zone)):\n"
+        var currentDay: LocalTime.Day?
+        for overlap in overlaps {
+            let day = time.day(of: overlap.shared.start)
+            if day != currentDay {
+                currentDay = day
+                out += "\n" + style.bold("\(Self.weekdayName(day.weekday)) \(day)") + "\n"
+            }
+            let shared = overlap.shared
+            let minutes = (shared.finish - shared.start) / 60
+            out +=
+                "  " + style.red("\(time.clock(shared.start))–\(time.clock(shared.finish))")
+                + style.dim(" (\(Self.duration(minutes)) double-booked)") + "\n"
+            for index in [overlap.first, overlap.second] {
+                let entry = entries[index]
+                out +=
+                    "    \(Self.range(entry.span, time))  #\(entry.id) \(entry.name)  "
+                    + style.dim("(\(entry.source))") + "\n"
+            }
+        }
+        return out
+    }
+
+    static func range(_ span: TimeSpan, _ time: LocalTime) -> String {
+        let sameDay = time.day(of: span.start) == time.day(of: span.finish)
+        return sameDay
+            ? "\(time.clock(span.start))–\(time.clock(span.finish))"
+            : "\(time.day(of: span.start)) \(time.clock(span.start))–\(time.day(of: span.finish)) \(time.clock(span.finish))"
+    }
+
+    static func duration(_ minutes: Int64) -> String {
+        if minutes < 60 { return "\(minutes) min" }
+        if minutes % 60 == 0 { return "\(minutes / 60) h" }
+        return "\(minutes / 60) h \(minutes % 60) min"
+    }
+
+    static func weekdayName(_ weekday: Int) -> String {
+        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][weekday - 1]
+    }
+}
+
+// MARK: - Agenda
+
+/// The day as hour slots, each with the entries that fall in it.
+public struct Agenda: Sendable {
+    /// One row of the day.
+    public struct Slot: Sendable {
+        public var span: TimeSpan
+        public var records: [TaskRecord]
+    }
+
+    public var day: LocalTime.Day
+    public var slots: [Slot]
+    let time: LocalTime
+
+    /// The agenda of `day` in `time`'s zone: consecutive hours from midnight to midnight (23 or
+    /// 25 on a daylight-saving change). An entry appears in every hour it touches; an entry of
+    /// no length appears in the hour it is at.
+    public init(day: LocalTime.Day, time: LocalTime, records: [TaskRecord]) {
+        self.day = day
+        self.time = time
+        let whole = time.span(of: day)
+        var slots: [Slot] = []
+        var start = whole.start
+        while start < whole.finish {
+            let finish = min(start + 3600, whole.finish)
+            slots.append(Slot(span: TimeSpan(start: start, finish: finish), records: []))
+            start = finish
+        }
+        let sorted = records.sorted {
+            ($0.dateStart, $0.dateFinish, $0.id) < ($1.dateStart, $1.dateFinish, $1.id)
+        }
+        for record in sorted {
+            let span = time.occupied(by: record)
+            for index in slots.indices {
+                let slot = slots[index].span
+                if span.overlaps(slot)
+                    || (span.isEmpty && slot.start <= span.start && span.start < slot.finish)
+                {
+                    slots[index].records.append(record)
+                }
+            }
+        }
+        self.slots = slots
+    }
+
+    /// A row's label: `14:00–15:00`, with the UTC offset when the day has a clock change
+    /// (so the two 02:00–03:00 rows of a 25-hour day can be told apart).
+    func label(_ slot: Slot) -> String {
+        // The end is shown on the start's clock: the hour after 02:00 summer time is
+        // "02:00–03:00 +02:00" even though the clocks then read 02:00 again.
+        let offset = Int64(time.utcOffset(at: slot.span.start))
+        let end = ((slot.span.finish + offset) % 86_400 + 86_400) % 86_400
+        let base =
+            "\(time.clock(slot.span.start))–"
+            + String(format: "%02d:%02d", end / 3600, end % 3600 / 60)
+        let changes =
+            time.utcOffset(at: slots.first!.span.start)
+            != time.utcOffset(at: slots.last!.span.start)
+        return changes ? base + " " + time.offsetText(at: slot.span.start) : base
+    }
+
+    /// `[{"start": "…", "finish": "…", "label": "14:00–15:00", "entries": [RECORD, …]}, …]`
+    public func json() -> String {
+        let rows = slots.map { slot in
+            var label = JSONWriter()
+            label.string(self.label(slot))
+            return
+                "{\"start\": \"\(slot.span.start)\", \"finish\": \"\(slot.span.finish)\", \"label\": \(label.text), "
+                + "\"entries\": [" + slot.records.map(\.jsonLine).joined(separator: ", ") + "]}"
+        }
+        return "[\n" + rows.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// The day screen: one row an hour, entries as blocks with their times and names.
+    public func text(style: Style) -> String {
+        var out =
+            style.bold("\(OverlapReport.weekdayName(day.weekday)) \(day)")
+            + style.dim(" (\(time.zone), \(slots.count) hours)") + "\n"
+        let width = slots.map { label($0).count }.max() ?? 11
+        for slot in slots {
+            let label = self.label(slot)
+            let padded = label + String(repeating: " ", count: width - label.count)
+            let blocks = slot.records.map { record -> String in
+                let times =
+                    record.allDay ? "all day" : OverlapReport.range(time.occupied(by: record), time)
+                let note =
+                    record.status == .cancelled ? " (cancelled)" : record.free ? " (free)" : ""
+                return style.cyan("[\(times) \(record.name)\(note)]")
+            }
+            out +=
+                style.dim(padded) + (blocks.isEmpty ? " │" : " │ " + blocks.joined(separator: " "))
+                + "\n"
+        }
+        return out
+    }
+}
+
+// MARK: - Month
+
+/// The month as a calendar grid, counting the entries of each day.
+public struct MonthView: Sendable {
+    public var year: Int
+    public var month: Int
+    /// Entries that touch each day, index 0 for the 1st.
+    public var counts: [Int]
+    public var today: LocalTime.Day?
+    let time: LocalTime
+
+    /// The month `year`-`month` in `time`'s zone with `records`; an entry spanning several
+    /// days counts on each.
+    public init(year: Int, month: Int, time: LocalTime, records: [TimeSpan], today: LocalTime.Day?)
+    {
+        self.year = year
+        self.month = month
+        self.time = time
+        self.today = today
+        let first = LocalTime.Day(year: year, month: month, day: 1)
+        var days: [TimeSpan] = []
+        var day = first
+        while day.month == month {
+            days.append(time.span(of: day))
+            day = day.next
+        }
+        var counts = [Int](repeating: 0, count: days.count)
+        let monthSpan = TimeSpan(start: days.first!.start, finish: days.last!.finish)
+        for span in records
+        where span.overlaps(monthSpan)
+            || (span.isEmpty && span.start >= monthSpan.start && span.start < monthSpan.finish)
+        {
+            for (index, daySpan) in days.enumerated()
+            where span.overlaps(daySpan)
+                || (span.isEmpty && daySpan.start <= span.start && span.start < daySpan.finish)
+            {
+                counts[index] += 1
+            }
+        }
+        self.counts = counts
+    }
+
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September",
+        "October",
+        "November", "December",
+    ]
+
+    /// `{"month": "2026-11", "zone": "…", "days": [{"date": "2026-11-01", "entries": 0}, …]}`
+    public func json() -> String {
+        let days = counts.enumerated().map { index, count in
+            "{\"date\": \"\(LocalTime.Day(year: year, month: month, day: index + 1))\", \"entries\": \(count)}"
+        }
+        return
+            "{\"month\": \"\(String(format: "%04d-%02d", year, month))\", \"zone\": \"\(time.zone)\", \"days\": [\n"
+            + days.joined(separator: ",\n") + "\n]}\n"
+    }
+
+    /// A grid like `cal`, weeks from Monday: `*` marks days with entries, `[ ]` today.
+    public func text(style: Style) -> String {
+        let title = "\(Self.monthNames[month - 1]) \(year)"
+        let width = 7 * 4 - 1
+        var out =
+            String(repeating: " ", count: max(0, (width - title.count) / 2)) + style.bold(title)
+            + "\n"
+        out += style.dim(" Mo  Tu  We  Th  Fr  Sa  Su") + "\n"
+        let first = LocalTime.Day(year: year, month: month, day: 1)
+        var cells: [String] = Array(repeating: "    ", count: first.weekday - 1)
+        for (index, count) in counts.enumerated() {
+            let day = LocalTime.Day(year: year, month: month, day: index + 1)
+            let number = String(format: "%2d", index + 1)
+            var cell: String
+            if day == today {
+                cell = "[" + number + "]"
+                cell = style.inverse(cell)
+            } else {
+                cell = " " + number + (count > 0 ? "*" : " ")
+                if count > 0 { cell = style.bold(cell) }
+            }
+            cells.append(cell)
+        }
+        for week in stride(from: 0, to: cells.count, by: 7) {
+            out +=
+                cells[week..<min(week + 7, cells.count)].joined().replacingOccurrences(
+                    of: "\\s+$", with: "", options: .regularExpression) + "\n"
+        }
+        let busy = counts.filter { $0 > 0 }.count
+        out +=
+            style.dim(
+                "* has entries (\(busy) day\(busy == 1 ? "" : "s"), \(counts.reduce(0, +)) in all)   [ ] today"
+            ) + "\n"
+        return out
+    }
+}

@@ -1,0 +1,93 @@
+import HeapModule
+
+/// A half-open interval `[start, finish)` in Unix seconds.
+public struct TimeSpan: Sendable, Hashable, Comparable {
+    public var start: Int64
+    public var finish: Int64
+
+    /// Creates `[start, finish)`.
+    public init(start: Int64, finish: Int64) {
+        self.start = start
+        self.finish = finish
+    }
+
+    /// An interval that contains no instant (start == finish) overlaps nothing.
+    public var isEmpty: Bool { finish <= start }
+
+    /// Whether the two half-open intervals share an instant: 14:00–15:00 and 15:00–16:00 do not.
+    public func overlaps(_ other: TimeSpan) -> Bool {
+        start < other.finish && other.start < finish
+    }
+
+    /// The shared part, if any.
+    public func intersection(_ other: TimeSpan) -> TimeSpan? {
+        let shared = TimeSpan(start: max(start, other.start), finish: min(finish, other.finish))
+        return shared.isEmpty ? nil : shared
+    }
+
+    public static func < (lhs: TimeSpan, rhs: TimeSpan) -> Bool {
+        (lhs.start, lhs.finish) < (rhs.start, rhs.finish)
+    }
+}
+
+/// One overlap found by ``OverlapSweep``: indices into the input, the earlier-starting first.
+public struct Overlap: Sendable, Hashable {
+    public var first: Int
+    public var second: Int
+    /// The time both occupy.
+    public var shared: TimeSpan
+
+    /// Creates an overlap of `first` and `second` during `shared`.
+    public init(first: Int, second: Int, shared: TimeSpan) {
+        self.first = first
+        self.second = second
+        self.shared = shared
+    }
+}
+
+/// Finds every pair of intersecting intervals with a sweep over the intervals sorted by start.
+///
+/// The intervals still running are kept in a min-heap by finish: when the sweep reaches a
+/// start, every interval that finished at or before it leaves the heap, and each one left
+/// overlaps the new interval. That is O(n log n) for sorting and the heap, plus the work of
+/// writing the k pairs (sorted within each group, so the report comes out in a stable order),
+/// instead of comparing all n² pairs.
+public enum OverlapSweep {
+    private struct Running: Comparable {
+        var finish: Int64
+        var rank: Int
+        static func < (lhs: Running, rhs: Running) -> Bool {
+            (lhs.finish, lhs.rank) < (rhs.finish, rhs.rank)
+        }
+    }
+
+    /// Every overlapping pair of `spans`, in the order the overlaps begin (ties: by the
+    /// earlier interval). Empty intervals overlap nothing.
+    public static func overlaps(_ spans: [TimeSpan]) -> [Overlap] {
+        let order = spans.indices.filter { !spans[$0].isEmpty }.sorted {
+            (spans[$0].start, spans[$0].finish, $0) < (spans[$1].start, spans[$1].finish, $1)
+        }
+        var running = Heap<Running>()
+        var result: [Overlap] = []
+        var group: [Int] = []
+        for (rank, index) in order.enumerated() {
+            let span = spans[index]
+            while let earliest = running.min, earliest.finish <= span.start {
+                running.removeMin()
+            }
+            group.removeAll(keepingCapacity: true)
+            for item in running.unordered { group.append(item.rank) }
+            group.sort()
+            for otherRank in group {
+                let other = order[otherRank]
+                result.append(
+                    Overlap(
+                        first: other, second: index,
+                        shared: TimeSpan(
+                            start: span.start, finish: min(span.finish, spans[other].finish))))
+            }
+            running.insert(Running(finish: span.finish, rank: rank))
+        }
+        return result
+    }
+}

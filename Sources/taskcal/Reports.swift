@@ -1,0 +1,256 @@
+import ArgumentParser
+import Foundation
+import ICalendar
+import TaskConversion
+import TaskModel
+
+/// Output formats of the reports.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+/// What every report reads: input files, their format, and the zone to show times in.
+struct ReportInputs: ParsableArguments {
+    @Option(help: "IANA zone to show times in and to read floating .ics times in (default: local).")
+    var tz: String?
+
+    @Option(
+        help:
+            "Format of the inputs when the names do not tell it (standard input): json, ndjson or ics."
+    )
+    var inputFormat: Format?
+
+    @Option(help: "text for people (default), json for scripts.")
+    var format: ReportFormat = .text
+
+    func validate() throws {
+        if let tz, !TimeZones.isKnown(tz) {
+            throw ValidationError(
+                "unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
+        }
+    }
+
+    var time: LocalTime {
+        // Validated above; the local zone is always known (it falls back to UTC).
+        (try? LocalTime(zone: tz ?? TimeZones.localName)) ?? (try! LocalTime(zone: "UTC"))
+    }
+
+    /// Reads every record of `inputs` into `body`; on any problem prints them and exits 2.
+    func read(_ inputs: [String], _ body: (TaskRecord, Location) -> Void) throws {
+        if inputs.contains("-") && inputFormat == nil {
+            throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
+        }
+        let report = Converter.read(
+            inputs: inputs, options: ReadOptions(format: inputFormat, floatingZone: tz), body)
+        Console.show(report, quiet: format == .json)
+        guard report.succeeded else {
+            Console.error(
+                "no report: fix the \(report.errors.count + report.suppressedErrors) error(s) above"
+            )
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct Overlaps: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Report every pair of entries whose times overlap.",
+        discussion: """
+            Reads JSON, NDJSON and .ics files (several at once, mixed) and lists every pair of
+            entries whose half-open intervals intersect, with the time they share: 14:00–15:00
+            and 15:00–16:00 do not overlap; entries of no length overlap nothing. Cancelled
+            entries and those that show as free (.ics STATUS:CANCELLED, TRANSP:TRANSPARENT) are
+            left out unless --include-free. Exit code 1 when any overlap exists, 0 when none,
+            2 on bad input.
+
+            Examples:
+              taskcal overlaps diary.json work.ics
+              taskcal overlaps export.ics --from 2026-12-01 --to 2026-12-08 --tz Europe/Berlin
+              taskcal overlaps diary.ndjson --format json | jq '.[].overlap_start'
+            """
+    )
+
+    @Argument(help: "Task files (JSON, NDJSON, .ics; - for standard input).")
+    var inputs: [String]
+
+    @OptionGroup var options: ReportInputs
+
+    @Option(
+        help:
+            "Only overlaps from this time: Unix seconds or ISO 8601 (2026-11-22, 2026-11-22T14:00, …Z, …+03:00)."
+    )
+    var from: String?
+
+    @Option(help: "Only overlaps before this time (same forms as --from).")
+    var to: String?
+
+    @Flag(help: "Count cancelled entries and those that show as free too.")
+    var includeFree = false
+
+    @Flag(help: .hidden) var timing = false
+
+    func validate() throws {
+        if let from, options.time.parse(from) == nil {
+            throw ValidationError("--from '\(from)' is not a time; \(timeForms)")
+        }
+        if let to, options.time.parse(to) == nil {
+            throw ValidationError("--to '\(to)' is not a time; \(timeForms)")
+        }
+    }
+
+    func run() throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var entries: [ReportEntry] = []
+        let time = options.time
+        try options.read(inputs) { record, location in
+            if includeFree || record.occupiesTime || record.dateFinish == record.dateStart {
+                entries.append(ReportEntry(record, source: location, time: time))
+            }
+        }
+        let read = clock.now
+        var window: TimeSpan?
+        if from != nil || to != nil {
+            window = TimeSpan(
+                start: from.flatMap(time.parse) ?? Timestamp.range.lowerBound,
+                finish: to.flatMap(time.parse) ?? Timestamp.range.upperBound)
+        }
+        let report = OverlapReport(entries: entries, window: window)
+        let found = clock.now
+        switch options.format {
+        case .json: print(report.json(), terminator: "")
+        case .text: print(report.text(in: time, style: .forStandardOutput()), terminator: "")
+        }
+        if timing {
+            Console.note(
+                "timing: read \(read - started), overlaps \(found - read), output \(clock.now - found); \(entries.count) entries, \(report.overlaps.count) overlaps"
+            )
+        }
+        if !report.overlaps.isEmpty { throw ExitCode(1) }
+    }
+}
+
+let timeForms =
+    "expected Unix seconds or ISO 8601 such as 2026-11-22, 2026-11-22T14:00, 2026-11-22T14:00Z or 2026-11-22T14:00+03:00"
+
+struct Agenda: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a day as hour slots with the entries in each.",
+        discussion: """
+            The day screen of a diary: one row an hour from midnight to midnight in --tz
+            (23 or 25 rows on a daylight-saving change), each with the entries that fall in it;
+            an entry spanning several hours appears in each. DATE is YYYY-MM-DD, today or
+            tomorrow (default today).
+
+            Examples:
+              taskcal agenda diary.json
+              taskcal agenda 2026-11-27 diary.json work.ics --tz Europe/Moscow
+              taskcal agenda tomorrow export.ics --format json
+            """
+    )
+
+    @Argument(help: ArgumentHelp("[DATE] then the task files.", valueName: "date-and-inputs"))
+    var arguments: [String]
+
+    @OptionGroup var options: ReportInputs
+
+    func run() throws {
+        let time = options.time
+        let (day, inputs) = try Self.split(arguments, time: time)
+        let span = time.span(of: day)
+        var records: [TaskRecord] = []
+        try options.read(inputs) { record, _ in
+            let entry = time.occupied(by: record)
+            if entry.overlaps(span)
+                || (entry.isEmpty && entry.start >= span.start && entry.start < span.finish)
+            {
+                records.append(record)
+            }
+        }
+        let agenda = TaskConversion.Agenda(day: day, time: time, records: records)
+        switch options.format {
+        case .json: print(agenda.json(), terminator: "")
+        case .text: print(agenda.text(style: .forStandardOutput()), terminator: "")
+        }
+    }
+
+    static func split(_ arguments: [String], time: LocalTime) throws -> (LocalTime.Day, [String]) {
+        let today = time.day(of: Int64(Date().timeIntervalSince1970))
+        var inputs = arguments
+        var day = today
+        if let first = inputs.first {
+            if first == "today" {
+                inputs.removeFirst()
+            } else if first == "tomorrow" {
+                day = today.next
+                inputs.removeFirst()
+            } else if let parsed = LocalTime.Day(first) {
+                day = parsed
+                inputs.removeFirst()
+            } else if first.range(of: #"^\d{4}-\d{1,2}-\d{1,2}$"#, options: .regularExpression)
+                != nil
+            {
+                throw ValidationError(
+                    "'\(first)' is not a date; expected YYYY-MM-DD such as 2026-11-27")
+            }
+        }
+        guard !inputs.isEmpty else {
+            throw ValidationError("name at least one task file (JSON, NDJSON or .ics)")
+        }
+        return (day, inputs)
+    }
+}
+
+struct Month: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a month as a calendar grid, marking days with entries and today.",
+        discussion: """
+            Weeks run Monday to Sunday, like `cal -m`. A day with entries is marked *, today is
+            in brackets (in colour on a terminal). --format json gives the number of entries of
+            each day. MONTH is YYYY-MM (default this month).
+
+            Examples:
+              taskcal month diary.json
+              taskcal month 2026-12 diary.json work.ics --format json
+            """
+    )
+
+    @Argument(help: ArgumentHelp("[MONTH] then the task files.", valueName: "month-and-inputs"))
+    var arguments: [String]
+
+    @OptionGroup var options: ReportInputs
+
+    func run() throws {
+        let time = options.time
+        let today = time.day(of: Int64(Date().timeIntervalSince1970))
+        var inputs = arguments
+        var year = today.year
+        var month = today.month
+        if let first = inputs.first,
+            first.range(of: #"^\d{4}-\d{2}$"#, options: .regularExpression) != nil
+        {
+            let parts = first.split(separator: "-")
+            guard let parsedYear = Int(parts[0]), let parsedMonth = Int(parts[1]),
+                (1...12).contains(parsedMonth),
+                (1...9999).contains(parsedYear)
+            else {
+                throw ValidationError("'\(first)' is not a month; expected YYYY-MM such as 2026-12")
+            }
+            year = parsedYear
+            month = parsedMonth
+            inputs.removeFirst()
+        }
+        guard !inputs.isEmpty else {
+            throw ValidationError("name at least one task file (JSON, NDJSON or .ics)")
+        }
+        var spans: [TimeSpan] = []
+        try options.read(inputs) { record, _ in
+            spans.append(time.occupied(by: record))
+        }
+        let view = MonthView(year: year, month: month, time: time, records: spans, today: today)
+        switch options.format {
+        case .json: print(view.json(), terminator: "")
+        case .text: print(view.text(style: .forStandardOutput()), terminator: "")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import PropertyBased
+import TaskModel
+import Testing
+
+/// The obvious O(n²) answer the sweep must agree with.
+private func bruteForce(_ spans: [TimeSpan]) -> Set<Overlap> {
+    var result = Set<Overlap>()
+    for i in spans.indices {
+        for j in spans.indices
+        where i != j && spans[i].overlaps(spans[j]) && !spans[i].isEmpty && !spans[j].isEmpty {
+            // The sweep names the earlier-starting entry first (ties: shorter, then input order).
+            let (first, second) =
+                (spans[i].start, spans[i].finish, i) < (spans[j].start, spans[j].finish, j)
+                ? (i, j) : (j, i)
+            result.insert(
+                Overlap(first: first, second: second, shared: spans[i].intersection(spans[j])!))
+        }
+    }
+    return result
+}
+
+/// Intervals on a small grid, so identical, nested, adjacent and zero-length ones are common.
+private let span = zip(Gen.int64(in: 0...60), Gen.int64(in: 0...12)).map { start, length in
+    TimeSpan(start: start * 900, finish: (start + length) * 900)
+}
+
+@Suite("The overlap sweep")
+struct OverlapSweepTests {
+    @Test("agrees with a brute-force check on random intervals")
+    func matchesBruteForce() async {
+        await propertyCheck(count: 300, input: span.array(of: 0...60)) { spans in
+            let found = OverlapSweep.overlaps(spans)
+            #expect(Set(found) == bruteForce(spans))
+            #expect(found.count == Set(found).count, "no pair twice")
+        }
+    }
+
+    @Test("thousands of intervals at once")
+    func large() {
+        var generator = SplitMix(seed: 42)
+        let spans = (0..<3000).map { _ -> TimeSpan in
+            let start = Int64(generator.next() % 20_000) * 60
+            return TimeSpan(start: start, finish: start + Int64(generator.next() % 8) * 900)
+        }
+        #expect(Set(OverlapSweep.overlaps(spans)) == bruteForce(spans))
+    }
+
+    @Test("half-open: back-to-back entries do not overlap; zero-length entries overlap nothing")
+    func edges() {
+        let spans = [
+            TimeSpan(start: 0, finish: 3600), TimeSpan(start: 3600, finish: 7200),
+            TimeSpan(start: 1800, finish: 1800),
+            TimeSpan(start: 0, finish: 3600),
+        ]
+        let found = OverlapSweep.overlaps(spans)
+        #expect(found == [Overlap(first: 0, second: 3, shared: TimeSpan(start: 0, finish: 3600))])
+    }
+
+    @Test("nested entries share the inner one's time")
+    func nested() {
+        let found = OverlapSweep.overlaps([
+            TimeSpan(start: 0, finish: 10_000), TimeSpan(start: 100, finish: 200),
+        ])
+        #expect(found.map(\.shared) == [TimeSpan(start: 100, finish: 200)])
+    }
+}
+
+/// A small deterministic generator for the large test.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
