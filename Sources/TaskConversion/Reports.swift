@@ -89,25 +89,47 @@ public struct OverlapReport: Sendable {
     }
 
     /// `[{"first": RECORD, "second": RECORD, "overlap_start": "…", "overlap_finish": "…"}, …]`,
-    /// one pair a line; times are Unix seconds as strings, like the task format.
-    public func json() -> String {
-        guard !overlaps.isEmpty else { return "[]\n" }
-        let lines = overlaps.map { overlap in
-            "{\"first\": \(entries[overlap.first].json), \"second\": \(entries[overlap.second].json), "
-                + "\"overlap_start\": \"\(overlap.shared.start)\", \"overlap_finish\": \"\(overlap.shared.finish)\"}"
+    /// one pair a line; times are Unix seconds as strings, like the task format. Written piece
+    /// by piece to `write`, so a report of a million pairs is never one string in memory.
+    public func json(to write: (String) -> Void) {
+        guard !overlaps.isEmpty else { return write("[]\n") }
+        write("[\n")
+        for (number, overlap) in overlaps.enumerated() {
+            write(
+                "{\"first\": \(entries[overlap.first].json), \"second\": \(entries[overlap.second].json), "
+                    + "\"overlap_start\": \"\(overlap.shared.start)\", \"overlap_finish\": \"\(overlap.shared.finish)\"}"
+                    + (number == overlaps.count - 1 ? "\n" : ",\n"))
         }
-        return "[\n" + lines.joined(separator: ",\n") + "\n]\n"
+        write("]\n")
     }
 
-    /// For people: the overlaps grouped by the day they begin, in `time`'s zone.
+    /// The JSON report as one string (for small reports and tests).
+    public func json() -> String {
+        var text = ""
+        json { text += $0 }
+        return text
+    }
+
+    /// The text report as one string (for small reports and tests).
     public func text(in time: LocalTime, style: Style) -> String {
+        var text = ""
+        self.text(in: time, style: style, to: { text += $0 })
+        return text
+    }
+
+    /// For people: the overlaps grouped by the day they begin, in `time`'s zone, written
+    /// piece by piece to `write`.
+    public func text(in time: LocalTime, style: Style, to write: (String) -> Void) {
         guard !overlaps.isEmpty else {
-            return "No overlaps among \(entries.count) entr\(entries.count == 1 ? "y" : "ies").\n"
+            return write(
+                "No overlaps among \(entries.count) entr\(entries.count == 1 ? "y" : "ies").\n")
         }
-        var out =
+        write(
             "\(overlaps.count) overlap\(overlaps.count == 1 ? "" : "s") among \(entries.count) entries (times in \(time.zone)):\n"
+        )
         var currentDay: LocalTime.Day?
         for overlap in overlaps {
+            var out = ""
             let day = time.day(of: overlap.shared.start)
             if day != currentDay {
                 currentDay = day
@@ -124,8 +146,8 @@ public struct OverlapReport: Sendable {
                     "    \(Self.range(entry.span, time))  #\(entry.id) \(entry.name)  "
                     + style.dim("(\(entry.source))") + "\n"
             }
+            write(out)
         }
-        return out
     }
 
     static func range(_ span: TimeSpan, _ time: LocalTime) -> String {

@@ -118,8 +118,9 @@ struct Overlaps: ParsableCommand {
         let report = OverlapReport(entries: entries, window: window)
         let found = clock.now
         switch options.format {
-        case .json: print(report.json(), terminator: "")
-        case .text: print(report.text(in: time, style: .forStandardOutput()), terminator: "")
+        case .json: report.json(to: { print($0, terminator: "") })
+        case .text:
+            report.text(in: time, style: .forStandardOutput(), to: { print($0, terminator: "") })
         }
         if timing {
             Console.note(
