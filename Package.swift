@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "taskcal", targets: ["taskcal"]),
+        .library(name: "Diary", targets: ["Diary"]),
         .library(name: "TaskConversion", targets: ["TaskConversion"]),
         .library(name: "TaskModel", targets: ["TaskModel"]),
         .library(name: "ICalendar", targets: ["ICalendar"]),
@@ -13,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
     ],
     targets: [
@@ -28,10 +30,17 @@ let package = Package(
             dependencies: [.product(name: "HeapModule", package: "swift-collections")]
         ),
         .target(name: "TaskConversion", dependencies: ["ICalendar", "TaskModel"]),
+        .target(
+            name: "Diary",
+            dependencies: [
+                "TaskConversion", "TaskModel", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(
             name: "taskcal",
             dependencies: [
                 "TaskConversion",
+                "Diary",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,6 +58,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "DiaryTests", dependencies: ["Diary", "TaskModel"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["TaskModel"],

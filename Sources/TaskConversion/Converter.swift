@@ -57,6 +57,24 @@ public enum Converter {
         return report
     }
 
+    /// Writes `records` to `output`, atomically: all of them or, on an error, no file.
+    public static func write(
+        _ records: [TaskRecord], to output: String, options write: WriteOptions
+    ) -> ConversionReport {
+        var report = ConversionReport()
+        do {
+            let sink = try openRecordSink(output, options: write)
+            for record in records {
+                try sink.write(record, from: Location(file: output))
+                report.records += 1
+            }
+            try sink.finish()
+        } catch {
+            report.errors.append(error)
+        }
+        return report
+    }
+
     /// Reads every valid record of `inputs` into `body`, in order, and reports every problem.
     /// The reports (overlaps, agenda, month) are built on this.
     public static func read(

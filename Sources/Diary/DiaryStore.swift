@@ -1,0 +1,166 @@
+import Foundation
+import TaskModel
+
+/// Why a diary refused a write.
+public enum DiaryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The entry's time is taken: the entries it collides with, earliest first.
+    case conflict(TaskRecord, with: [TaskRecord])
+    /// No entry has this id.
+    case notFound(Int64)
+    /// The entry breaks the task format's rules.
+    case invalid([Problem])
+    /// An import was refused whole: every problem, each with the record it concerns.
+    case importRefused([ImportProblem])
+    /// The store itself cannot be opened, read or written.
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .conflict(let record, let others):
+            let names = others.map { Self.describe($0) }.joined(separator: "; ")
+            return
+                "\(Self.describe(record)) overlaps \(names); pick another time or delete the other entry"
+        case .notFound(let id): return "no entry #\(id) in the diary"
+        case .invalid(let problems): return problems.map(\.description).joined(separator: "; ")
+        case .importRefused(let problems):
+            return "import refused, nothing was written:\n"
+                + problems.map { "  " + $0.description }.joined(separator: "\n")
+        case .storage(let message): return message
+        }
+    }
+
+    /// `#3 "Call with Bob" (2026-11-27T09:00Z–10:00Z)`.
+    public static func describe(_ record: TaskRecord) -> String {
+        "#\(record.id) \"\(record.name)\" (\(utc(record.dateStart))–\(utc(record.dateFinish)))"
+    }
+
+    static func utc(_ epoch: Int64) -> String {
+        let date = Date(timeIntervalSince1970: TimeInterval(epoch))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02dZ", c.year!, c.month!, c.day!, c.hour!, c.minute!)
+    }
+}
+
+/// One problem of an import: where the record came from and what is wrong.
+public struct ImportProblem: Sendable, Equatable, CustomStringConvertible {
+    /// `FILE: [INDEX]` or `FILE:LINE`, as the reader gave it.
+    public var source: String
+    public var message: String
+
+    public init(source: String, message: String) {
+        self.source = source
+        self.message = message
+    }
+
+    public var description: String { "\(source): \(message)" }
+}
+
+/// What an import did.
+public struct ImportResult: Sendable, Equatable {
+    /// The ids of the entries written, in input order.
+    public var imported: [Int64] = []
+    /// Records left out with `skipConflicts`, and why.
+    public var skipped: [ImportProblem] = []
+}
+
+/// An entry to import and where it came from (for messages).
+public struct IncomingRecord: Sendable {
+    public var record: TaskRecord
+    public var source: String
+
+    public init(_ record: TaskRecord, source: String) {
+        self.record = record
+        self.source = source
+    }
+}
+
+/// A diary where no two entries occupy the same time.
+///
+/// Every write is validated (the task format's rules, then no overlap with any other entry
+/// that occupies time) and happens whole or not at all, with the check and the write in one
+/// transaction so that two processes can never both win a slot. Intervals are half-open.
+/// Cancelled entries, entries that show as free and entries of no length block nothing.
+public protocol DiaryStore: Sendable {
+    /// Adds `record`; an `id` of 0 or below asks the store for a fresh one. Returns the entry
+    /// as stored.
+    func add(_ record: TaskRecord) throws(DiaryError) -> TaskRecord
+    /// The entry `id`.
+    func entry(_ id: Int64) throws(DiaryError) -> TaskRecord
+    /// Entries that touch `[from, to)` (all when nil), whose name or description contains
+    /// `search` (case-insensitive) when given, sorted by start.
+    func entries(from: Int64?, to: Int64?, search: String?) throws(DiaryError) -> [TaskRecord]
+    /// Replaces entry `record.id`; it may overlap only its own old slot.
+    func update(_ record: TaskRecord) throws(DiaryError)
+    /// Deletes entry `id`.
+    func delete(_ id: Int64) throws(DiaryError)
+    /// Imports all of `records` or none; with `skipConflicts`, imports what it can and
+    /// lists what it skipped. Records keep their ids unless `newIDs`.
+    func importRecords(_ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool)
+        throws(DiaryError) -> ImportResult
+    /// Problems with the store's integrity (empty when sound).
+    func check() throws(DiaryError) -> [String]
+}
+
+extension DiaryStore {
+    /// Every entry, sorted by start.
+    public func allEntries() throws(DiaryError) -> [TaskRecord] {
+        try entries(from: nil, to: nil, search: nil)
+    }
+}
+
+/// Where the diary is: `PATH` (SQLite) or `vdir:DIR`.
+public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite(String)
+    case vdir(String)
+
+    /// `--store`, else `$TASKCAL_STORE`, else `$XDG_DATA_HOME/taskcal/diary.sqlite`
+    /// (`~/.local/share/taskcal/diary.sqlite`).
+    public static func resolve(_ option: String?) -> StoreLocation {
+        let environment = ProcessInfo.processInfo.environment
+        let text = option ?? environment["TASKCAL_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text {
+            if text.hasPrefix("vdir:") { return .vdir(String(text.dropFirst(5))) }
+            return .sqlite(text)
+        }
+        let data =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return .sqlite(data + "/taskcal/diary.sqlite")
+    }
+
+    /// Opens the store, creating it (and its folders) when missing.
+    public func open() throws(DiaryError) -> any DiaryStore {
+        switch self {
+        case .sqlite(let path): return try SQLiteDiary(path: path)
+        case .vdir(let path): return try VdirDiary(directory: path)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .sqlite(let path): path
+        case .vdir(let path): "vdir:\(path)"
+        }
+    }
+}
+
+/// The shared validation of every write.
+enum Rules {
+    static func validate(_ record: TaskRecord) throws(DiaryError) {
+        let problems = record.problems
+        if !problems.isEmpty { throw .invalid(problems) }
+    }
+
+    /// The entries of `existing` that `record` collides with (excluding itself).
+    static func collisions(of record: TaskRecord, in existing: [TaskRecord]) -> [TaskRecord] {
+        guard record.occupiesTime else { return [] }
+        let span = TimeSpan(start: record.dateStart, finish: record.dateFinish)
+        return existing.filter {
+            $0.id != record.id && $0.occupiesTime
+                && span.overlaps(TimeSpan(start: $0.dateStart, finish: $0.dateFinish))
+        }.sorted { ($0.dateStart, $0.id) < ($1.dateStart, $1.id) }
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import GRDB
+import TaskModel
+
+/// The default diary: one SQLite file, through GRDB.
+///
+/// The schema keeps the rules the database can keep (`CHECK`s, `NOT NULL`) and an index on
+/// the start of the entries that occupy time. Because those entries never overlap, sorted by
+/// start they are sorted by finish too, so the only entries a new one can collide with are the
+/// few just before its finish: one index seek (O(log n)) and a short walk back.
+///
+/// Every write runs in a `BEGIN IMMEDIATE` transaction (GRDB's default for writes), so the
+/// overlap check and the write see the same state even with several processes; a second
+/// writer waits (busy timeout) rather than failing.
+public final class SQLiteDiary: DiaryStore {
+    private let pool: DatabasePool
+    public let path: String
+
+    /// Opens (or creates) the diary at `path` and brings its schema up to date.
+    public init(path: String) throws(DiaryError) {
+        self.path = path
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(30)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw .storage("cannot open the diary \(path): \(error)")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: entries") { db in
+            try db.create(table: "entry") { table in
+                table.primaryKey("id", .integer)
+                table.column("date_start", .integer).notNull()
+                table.column("date_finish", .integer).notNull()
+                table.column("name", .text).notNull().check { length($0) > 0 }
+                table.column("description", .text)
+                // Whether the entry blocks its time (not cancelled, not free, not empty).
+                table.column("occupies", .boolean).notNull()
+                // The whole record in the task format: attachments and alarms come back unchanged.
+                table.column("record", .text).notNull()
+                table.check(sql: "date_finish >= date_start")
+            }
+            try db.create(index: "entry_by_start", on: "entry", columns: ["date_start"])
+            try db.create(
+                index: "entry_occupied_by_start", on: "entry",
+                columns: ["date_start", "date_finish"],
+                condition: Column("occupies") == true)
+        }
+        return migrator
+    }
+
+    // MARK: - Reading
+
+    private static func record(_ row: Row) throws(DiaryError) -> TaskRecord {
+        let text: String = row["record"]
+        do {
+            return try TaskJSON.decodeLine(Data(text.utf8)).get()
+        } catch {
+            throw .storage("entry #\(row["id"] as Int64) cannot be read back: \(error)")
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(DiaryError) -> T {
+        do {
+            return try pool.read(body)
+        } catch let error as DiaryError {
+            throw error
+        } catch {
+            throw .storage("cannot read the diary \(path): \(error)")
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws(DiaryError) -> T {
+        do {
+            return try pool.write(body)
+        } catch let error as DiaryError {
+            throw error
+        } catch {
+            throw .storage("cannot write the diary \(path): \(error)")
+        }
+    }
+
+    public func entry(_ id: Int64) throws(DiaryError) -> TaskRecord {
+        try read { db in try Self.find(id, db) }
+    }
+
+    private static func find(_ id: Int64, _ db: Database) throws -> TaskRecord {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, record FROM entry WHERE id = ?", arguments: [id])
+        else {
+            throw DiaryError.notFound(id)
+        }
+        return try record(row)
+    }
+
+    public func entries(from: Int64?, to: Int64?, search: String?) throws(DiaryError)
+        -> [TaskRecord]
+    {
+        try read { db in
+            var conditions: [String] = []
+            var arguments: [any DatabaseValueConvertible] = []
+            if let to {
+                conditions.append("date_start < ?")
+                arguments.append(to)
+            }
+            if let from {
+                conditions.append(
+                    "(date_finish > ? OR (date_finish = date_start AND date_start >= ?))")
+                arguments += [from, from]
+            }
+            if let search {
+                conditions.append(
+                    "(instr(lower(name), lower(?)) > 0 OR instr(lower(coalesce(description, '')), lower(?)) > 0)"
+                )
+                arguments += [search, search]
+            }
+            let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT id, record FROM entry\(filter) ORDER BY date_start, date_finish, id",
+                arguments: StatementArguments(arguments))
+            return try rows.map { row throws in try Self.record(row) }
+        }
+    }
+
+    // MARK: - Writing
+
+    /// The entries that occupy time and overlap `record` (other than itself), earliest first.
+    static func collisions(of record: TaskRecord, _ db: Database) throws -> [TaskRecord] {
+        guard record.occupiesTime else { return [] }
+        // Occupying entries never overlap, so walking back from the last one that starts
+        // before our finish, every entry that still ends after our start collides, and the
+        // first one that does not ends the walk.
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT id, date_finish, record FROM entry INDEXED BY entry_occupied_by_start
+                WHERE occupies = 1 AND date_start < ? ORDER BY date_start DESC, date_finish DESC
+                """,
+            arguments: [record.dateFinish])
+        var found: [TaskRecord] = []
+        while let row = try rows.next() {
+            let finish: Int64 = row["date_finish"]
+            let id: Int64 = row["id"]
+            if id == record.id { continue }
+            guard finish > record.dateStart else { break }
+            found.append(try Self.record(row))
+        }
+        return found.reversed()
+    }
+
+    private static func insert(_ record: TaskRecord, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO entry (id, date_start, date_finish, name, description, occupies, record)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                record.id, record.dateStart, record.dateFinish, record.name, record.description,
+                record.occupiesTime,
+                record.jsonLine,
+            ])
+    }
+
+    public func add(_ record: TaskRecord) throws(DiaryError) -> TaskRecord {
+        var record = record
+        try Rules.validate(record)
+        return try write { db in
+            if record.id <= 0 {
+                record.id = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM entry") ?? 0) + 1
+            } else if let existing = try? Self.find(record.id, db) {
+                throw DiaryError.invalid([
+                    Problem(
+                        field: "id",
+                        "\(record.id) is already used by \(DiaryError.describe(existing))")
+                ])
+            }
+            let others = try Self.collisions(of: record, db)
+            if !others.isEmpty { throw DiaryError.conflict(record, with: others) }
+            try Self.insert(record, db)
+            return record
+        }
+    }
+
+    public func update(_ record: TaskRecord) throws(DiaryError) {
+        try Rules.validate(record)
+        try write { db in
+            _ = try Self.find(record.id, db)
+            let others = try Self.collisions(of: record, db)
+            if !others.isEmpty { throw DiaryError.conflict(record, with: others) }
+            try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [record.id])
+            try Self.insert(record, db)
+        }
+    }
+
+    public func delete(_ id: Int64) throws(DiaryError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
+            if db.changesCount == 0 { throw DiaryError.notFound(id) }
+        }
+    }
+
+    public func importRecords(
+        _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool
+    ) throws(DiaryError) -> ImportResult {
+        try write { db in
+            let next = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM entry") ?? 0) + 1
+            let plan = try ImportPlan(
+                records, newIDs: newIDs, nextID: next,
+                idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in
+                    do { return try Self.find(id, db) } catch let error as DiaryError
+                        where error == .notFound(id)
+                    {
+                        return nil
+                    } catch { throw .storage("\(error)") }
+                },
+                storeCollisions: { (record: TaskRecord) throws(DiaryError) -> [TaskRecord] in
+                    do { return try Self.collisions(of: record, db) } catch {
+                        throw .storage("\(error)")
+                    }
+                })
+            if !plan.problems.isEmpty && !skipConflicts {
+                throw DiaryError.importRefused(plan.problems)
+            }
+            for record in plan.accepted { try Self.insert(record, db) }
+            return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
+        }
+    }
+
+    public func check() throws(DiaryError) -> [String] {
+        try read { db in
+            var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter {
+                $0 != "ok"
+            }
+            // The invariant the overlap check relies on: occupying entries never overlap.
+            let rows = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT id, date_start, date_finish FROM entry WHERE occupies = 1 ORDER BY date_start, date_finish"
+            )
+            var previous: (id: Int64, finish: Int64)?
+            for row in rows {
+                let id: Int64 = row["id"]
+                let start: Int64 = row["date_start"]
+                if let previous, previous.finish > start {
+                    problems.append("entries #\(previous.id) and #\(id) overlap")
+                }
+                let finish: Int64 = row["date_finish"]
+                if previous == nil || finish > previous!.finish { previous = (id, finish) }
+            }
+            let unreadable = try Row.fetchAll(db, sql: "SELECT id, record FROM entry").filter {
+                (try? TaskJSON.decodeLine(Data(($0["record"] as String).utf8)).get()) == nil
+            }
+            problems += unreadable.map {
+                "entry #\($0["id"] as Int64) holds a record that cannot be read"
+            }
+            return problems
+        }
+    }
+}

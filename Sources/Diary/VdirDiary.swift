@@ -1,0 +1,248 @@
+import Foundation
+import ICalendar
+import TaskConversion
+import TaskModel
+
+/// A diary kept as a folder of `.ics` files, one event each, named after its UID: the layout
+/// khal and vdirsyncer use, so khal can be pointed at the same folder.
+///
+/// Files are written through the converter core (libical) and replaced atomically. Writers
+/// take an exclusive `flock` on `.taskcal.lock` for the check and the write together. An
+/// import first writes every file under a temporary name and a list of them
+/// (`.taskcal-pending`), then renames them; a writer that finds the list (a process killed
+/// in the middle) finishes the renames first, so an import is in whole or not at all.
+///
+/// Finding an entry reads the folder (O(n)): vdir is for sharing with other tools; SQLite is
+/// the fast default.
+public final class VdirDiary: DiaryStore {
+    public let directory: URL
+    private let scheme = UIDScheme()
+
+    /// Opens (or creates) the folder.
+    public init(directory: String) throws(DiaryError) {
+        self.directory = URL(fileURLWithPath: directory).standardizedFileURL
+        do {
+            try FileManager.default.createDirectory(
+                at: self.directory, withIntermediateDirectories: true)
+        } catch {
+            throw .storage(
+                "cannot create the diary folder \(directory): \(error.localizedDescription)")
+        }
+    }
+
+    private var pendingList: URL { directory.appendingPathComponent(".taskcal-pending") }
+
+    // MARK: - Locking
+
+    private func locked<T>(_ body: () throws(DiaryError) -> T) throws(DiaryError) -> T {
+        let path = directory.appendingPathComponent(".taskcal.lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw .storage("cannot lock \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno != EINTR {
+                throw .storage("cannot lock \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        try finishPendingImport()
+        return try body()
+    }
+
+    /// Completes an import a killed process left half-renamed.
+    private func finishPendingImport() throws(DiaryError) {
+        guard let text = try? String(contentsOf: pendingList, encoding: .utf8) else { return }
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "\t")
+            guard parts.count == 2 else { continue }
+            let temporary = directory.appendingPathComponent(String(parts[0])).path
+            let final = directory.appendingPathComponent(String(parts[1])).path
+            if FileManager.default.fileExists(atPath: temporary) { rename(temporary, final) }
+        }
+        try? FileManager.default.removeItem(at: pendingList)
+    }
+
+    // MARK: - Files
+
+    private func fileName(for record: TaskRecord) -> String {
+        let uid = record.uid ?? scheme.uid(for: record.id)
+        let safe = uid.map { $0.isLetter || $0.isNumber || "-_.@".contains($0) ? String($0) : "_" }
+            .joined()
+        return safe + ".ics"
+    }
+
+    /// Every entry with its file, sorted by file name (so fresh ids of foreign UIDs are stable).
+    private func load() throws(DiaryError) -> [(record: TaskRecord, file: String)] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") }.sorted()
+        } catch {
+            throw .storage(
+                "cannot read the diary folder \(directory.path): \(error.localizedDescription)")
+        }
+        var result: [(TaskRecord, String)] = []
+        var errors: [String] = []
+        let paths = names.map { directory.appendingPathComponent($0).path }
+        for (index, path) in paths.enumerated() {
+            let report = Converter.read(
+                inputs: [path], options: ReadOptions(format: .ics, floatingZone: "UTC")
+            ) { record, _ in
+                result.append((record, names[index]))
+            }
+            errors += report.errors.map(\.description)
+        }
+        if !errors.isEmpty {
+            throw .storage(
+                "the diary folder has unreadable files:\n" + errors.joined(separator: "\n"))
+        }
+        return result
+    }
+
+    private func write(_ record: TaskRecord, to name: String) throws(DiaryError) {
+        let path = directory.appendingPathComponent(name).path
+        let report = Converter.write(
+            [record], to: path, options: WriteOptions(format: .ics, timestamp: 0))
+        if !report.succeeded {
+            throw .storage(report.errors.map(\.description).joined(separator: "\n"))
+        }
+    }
+
+    // MARK: - DiaryStore
+
+    public func entry(_ id: Int64) throws(DiaryError) -> TaskRecord {
+        guard let found = try load().first(where: { $0.record.id == id }) else {
+            throw .notFound(id)
+        }
+        return found.record
+    }
+
+    public func entries(from: Int64?, to: Int64?, search: String?) throws(DiaryError)
+        -> [TaskRecord]
+    {
+        try load().map(\.record).filter { record in
+            if let to, record.dateStart >= to { return false }
+            if let from, record.dateFinish <= from,
+                !(record.dateFinish == record.dateStart && record.dateStart >= from)
+            {
+                return false
+            }
+            if let search {
+                let needle = search.lowercased()
+                return record.name.lowercased().contains(needle)
+                    || (record.description ?? "").lowercased().contains(needle)
+            }
+            return true
+        }.sorted { ($0.dateStart, $0.dateFinish, $0.id) < ($1.dateStart, $1.dateFinish, $1.id) }
+    }
+
+    public func add(_ record: TaskRecord) throws(DiaryError) -> TaskRecord {
+        var record = record
+        try Rules.validate(record)
+        return try locked { () throws(DiaryError) -> TaskRecord in
+            let existing = try load().map(\.record)
+            if record.id <= 0 {
+                record.id = (existing.map(\.id).max() ?? 0) + 1
+            } else if let taken = existing.first(where: { $0.id == record.id }) {
+                throw .invalid([
+                    Problem(
+                        field: "id", "\(record.id) is already used by \(DiaryError.describe(taken))"
+                    )
+                ])
+            }
+            let others = Rules.collisions(of: record, in: existing)
+            if !others.isEmpty { throw .conflict(record, with: others) }
+            try write(record, to: fileName(for: record))
+            return record
+        }
+    }
+
+    public func update(_ record: TaskRecord) throws(DiaryError) {
+        try Rules.validate(record)
+        try locked { () throws(DiaryError) in
+            let loaded = try load()
+            guard let old = loaded.first(where: { $0.record.id == record.id }) else {
+                throw .notFound(record.id)
+            }
+            let others = Rules.collisions(of: record, in: loaded.map(\.record))
+            if !others.isEmpty { throw .conflict(record, with: others) }
+            let name = fileName(for: record)
+            try write(record, to: name)
+            if name != old.file {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(old.file))
+            }
+        }
+    }
+
+    public func delete(_ id: Int64) throws(DiaryError) {
+        try locked { () throws(DiaryError) in
+            guard let found = try load().first(where: { $0.record.id == id }) else {
+                throw .notFound(id)
+            }
+            do {
+                try FileManager.default.removeItem(at: directory.appendingPathComponent(found.file))
+            } catch {
+                throw .storage("cannot delete \(found.file): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    public func importRecords(
+        _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool
+    ) throws(DiaryError) -> ImportResult {
+        try locked { () throws(DiaryError) -> ImportResult in
+            let existing = try load().map(\.record)
+            let byID = Dictionary(
+                existing.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let plan = try ImportPlan(
+                records, newIDs: newIDs, nextID: (existing.map(\.id).max() ?? 0) + 1,
+                idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in byID[id] },
+                storeCollisions: { (record: TaskRecord) throws(DiaryError) -> [TaskRecord] in
+                    Rules.collisions(of: record, in: existing)
+                })
+            if !plan.problems.isEmpty && !skipConflicts { throw .importRefused(plan.problems) }
+            // Write everything under temporary names, list them, then rename.
+            var moves: [(String, String)] = []
+            for (index, record) in plan.accepted.enumerated() {
+                let temporary = ".taskcal-import-\(getpid())-\(index).tmp"
+                try write(record, to: temporary)
+                moves.append((temporary, fileName(for: record)))
+            }
+            let list = moves.map { "\($0.0)\t\($0.1)" }.joined(separator: "\n") + "\n"
+            do {
+                try Data(list.utf8).write(to: pendingList, options: .atomic)
+            } catch {
+                throw .storage("cannot write \(pendingList.path): \(error.localizedDescription)")
+            }
+            try finishPendingImport()
+            return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
+        }
+    }
+
+    public func check() throws(DiaryError) -> [String] {
+        var problems: [String] = []
+        if FileManager.default.fileExists(atPath: pendingList.path) {
+            problems.append("an import was interrupted; the next write completes it")
+        }
+        let records: [TaskRecord]
+        do {
+            records = try load().map(\.record)
+        } catch {
+            return problems + [error.description]
+        }
+        let occupying = records.filter(\.occupiesTime)
+        for overlap in OverlapSweep.overlaps(
+            occupying.map { TimeSpan(start: $0.dateStart, finish: $0.dateFinish) })
+        {
+            problems.append(
+                "entries #\(occupying[overlap.first].id) and #\(occupying[overlap.second].id) overlap"
+            )
+        }
+        var seen = Set<Int64>()
+        for record in records where !seen.insert(record.id).inserted {
+            problems.append("id \(record.id) is used by two files")
+        }
+        return problems
+    }
+}

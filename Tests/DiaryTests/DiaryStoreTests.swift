@@ -1,0 +1,142 @@
+import Diary
+import Foundation
+import TaskModel
+import Testing
+
+/// Each backend, on a fresh real store in a temporary folder.
+enum Backend: String, CaseIterable, Sendable {
+    case sqlite, vdir
+
+    func makeStore() throws -> (any DiaryStore, cleanUp: @Sendable () -> Void) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "diary-\(UUID().uuidString)")
+        let location: StoreLocation =
+            self == .sqlite ? .sqlite(folder.path + "/diary.sqlite") : .vdir(folder.path)
+        return (try location.open(), { try? FileManager.default.removeItem(at: folder) })
+    }
+}
+
+private func entry(_ id: Int64, _ start: Int64, _ finish: Int64, _ name: String = "entry")
+    -> TaskRecord
+{
+    TaskRecord(id: id, dateStart: start, dateFinish: finish, name: name)
+}
+
+private func conflictIDs(_ body: () throws -> Void) -> [Int64]? {
+    do {
+        try body()
+        return nil
+    } catch DiaryError.conflict(_, let others) {
+        return others.map(\.id)
+    } catch {
+        return [-1]
+    }
+}
+
+@Suite("DiaryStore: one suite, both backends")
+struct DiaryStoreTests {
+    @Test("add, read, list, update, delete", arguments: Backend.allCases)
+    func crud(backend: Backend) throws {
+        let (store, cleanUp) = try backend.makeStore()
+        defer { cleanUp() }
+        let rich = TaskRecord(
+            id: 0, dateStart: 3600, dateFinish: 7200, name: "Dentist, then groceries",
+            description: "Line 1\nLine 2 ",
+            attachments: [
+                Attachment(
+                    filename: "a.bin", mimeType: "application/octet-stream",
+                    content: .inline(Data([0, 1, 2, 255])))
+            ],
+            alarms: [
+                Alarm(
+                    action: .display, trigger: .relative("-PT15M", fromEnd: false),
+                    description: "go")
+            ])
+        let added = try store.add(rich)
+        #expect(added.id == 1)
+        var expected = rich
+        expected.id = 1
+        #expect(try store.entry(1) == expected, "attachments and alarms come back unchanged")
+        _ = try store.add(entry(0, 0, 3600, "earlier"))
+        #expect(try store.allEntries().map(\.name) == ["earlier", "Dentist, then groceries"])
+        #expect(try store.entries(from: nil, to: nil, search: "GROCER").map(\.id) == [1])
+        #expect(try store.entries(from: 3600, to: 7200, search: nil).map(\.id) == [1])
+        expected.name = "Dentist"
+        try store.update(expected)
+        #expect(try store.entry(1).name == "Dentist")
+        try store.delete(1)
+        #expect(throws: DiaryError.notFound(1)) { try store.entry(1) }
+        #expect(throws: DiaryError.notFound(1)) { try store.delete(1) }
+    }
+
+    @Test(
+        "an overlapping entry is refused and the refusal names the entry it collides with",
+        arguments: Backend.allCases)
+    func refusesOverlap(backend: Backend) throws {
+        let (store, cleanUp) = try backend.makeStore()
+        defer { cleanUp() }
+        _ = try store.add(entry(1, 14 * 3600, 15 * 3600, "Meeting"))
+        _ = try store.add(entry(2, 16 * 3600, 17 * 3600, "Call"))
+        #expect(
+            conflictIDs { _ = try store.add(entry(3, 14 * 3600 + 1800, 16 * 3600 + 60)) } == [1, 2])
+        do {
+            _ = try store.add(entry(3, 14 * 3600 + 1800, 15 * 3600 + 1800))
+        } catch {
+            #expect("\(error)".contains("#1 \"Meeting\" (1970-01-01T14:00Z–1970-01-01T15:00Z)"))
+        }
+        // Half-open: back to back is fine; a zero-length entry, a cancelled or free one blocks nothing.
+        _ = try store.add(entry(4, 15 * 3600, 16 * 3600, "between"))
+        _ = try store.add(entry(5, 14 * 3600 + 600, 14 * 3600 + 600, "reminder"))
+        var cancelled = entry(6, 14 * 3600, 15 * 3600, "cancelled")
+        cancelled.status = .cancelled
+        _ = try store.add(cancelled)
+        #expect(try store.allEntries().count == 5)
+        #expect(try store.check() == [])
+    }
+
+    @Test("an edit may overlap only its own old slot", arguments: Backend.allCases)
+    func editOwnSlot(backend: Backend) throws {
+        let (store, cleanUp) = try backend.makeStore()
+        defer { cleanUp() }
+        _ = try store.add(entry(1, 0, 3600))
+        _ = try store.add(entry(2, 7200, 10_800))
+        try store.update(entry(1, 1800, 5400))
+        #expect(conflictIDs { try store.update(entry(1, 1800, 9000)) } == [2])
+        #expect(try store.entry(1).dateFinish == 5400)
+    }
+
+    @Test(
+        "import is all or nothing, reports every problem, and --skip-conflicts imports the rest",
+        arguments: Backend.allCases)
+    func importAllOrNothing(backend: Backend) throws {
+        let (store, cleanUp) = try backend.makeStore()
+        defer { cleanUp() }
+        _ = try store.add(entry(1, 0, 3600, "in the diary"))
+        let incoming = [
+            IncomingRecord(entry(10, 3600, 7200, "fine"), source: "f.json: [0]"),
+            IncomingRecord(entry(11, 1800, 2400, "collides with the diary"), source: "f.json: [1]"),
+            IncomingRecord(entry(12, 5400, 9000, "collides with [0]"), source: "f.json: [2]"),
+            IncomingRecord(entry(13, 9, 5, "backwards"), source: "f.json: [3]"),
+            IncomingRecord(entry(1, 20_000, 21_000, "id taken"), source: "f.json: [4]"),
+        ]
+        // (A `catch DiaryError.importRefused(let …)` pattern here crashes Swift 6.3's SILGen.)
+        let refusal = #expect(throws: DiaryError.self) {
+            _ = try store.importRecords(incoming, skipConflicts: false, newIDs: false)
+        }
+        var problems: [ImportProblem] = []
+        if case .importRefused(let found)? = refusal { problems = found }
+        #expect(
+            Set(problems.map(\.source)) == [
+                "f.json: [1]", "f.json: [2]", "f.json: [3]", "f.json: [4]",
+            ])
+        #expect(problems.contains { $0.message.contains("#1 \"in the diary\"") })
+        #expect(try store.allEntries().map(\.id) == [1], "nothing was written")
+        let result = try store.importRecords(incoming, skipConflicts: true, newIDs: false)
+        #expect(result.imported == [10])
+        #expect(result.skipped.count == 4)
+        let renumbered = try store.importRecords(
+            [IncomingRecord(entry(1, 30_000, 31_000), source: "g")], skipConflicts: false,
+            newIDs: true)
+        #expect(renumbered.imported == [11])
+    }
+}
