@@ -87,7 +87,12 @@ public struct EventWriter {
             value.zone = .floating
             return value
         }
-        if let zone, zone != "UTC" { return try DateTimeValue(epoch: epoch, inZone: zone) }
+        if let zone, zone != "UTC" {
+            let local = try DateTimeValue(epoch: epoch, inZone: zone)
+            // In the hour repeated when clocks go back, a wall-clock time names two instants and
+            // readers take the first (RFC 5545 §3.3.5); such an instant is written in UTC instead.
+            if try local.epoch(inZone: zone) == epoch { return local }
+        }
         return DateTimeValue(utcEpoch: epoch)
     }
 

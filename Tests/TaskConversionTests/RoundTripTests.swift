@@ -159,6 +159,23 @@ struct RoundTripTests {
         }
     }
 
+    @Test("instants in the hour repeated when clocks go back survive a zoned round trip")
+    func repeatedHour() throws {
+        // 1981-10-25 01:00 EDT (05:00Z) and 01:00 EST (06:00Z) share a wall-clock time; the
+        // one libical would not read back from 01:00 is written in UTC.
+        let records = [
+            TaskRecord(
+                id: 1, dateStart: 372_488_400, dateFinish: 372_834_000, name: "ends 01:00 EST"),
+            TaskRecord(
+                id: 2, dateStart: 372_830_400, dateFinish: 372_837_600,
+                name: "01:00 EDT to 01:00 EST"),
+        ]
+        let (ics, back) = try roundTrip(records, zone: "America/New_York")
+        #expect(back == records)
+        #expect(ics.contains("DTEND:19811025T050000Z\r\n"))
+        #expect(ics.contains("DTSTART;TZID=America/New_York:19811025T000000\r\n"))
+    }
+
     @Test("all-day records come back as the same dates")
     func allDay() throws {
         let records = (0..<40).map { (day: Int64) -> TaskRecord in
