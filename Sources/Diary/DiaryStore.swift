@@ -122,8 +122,12 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         let environment = ProcessInfo.processInfo.environment
         let text = option ?? environment["TASKCAL_STORE"].flatMap { $0.isEmpty ? nil : $0 }
         if let text {
-            if text.hasPrefix("vdir:") { return .vdir(String(text.dropFirst(5))) }
-            return .sqlite(text)
+            func expand(_ path: String) -> String {
+                path.hasPrefix("~/")
+                    ? (environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst(1) : path
+            }
+            if text.hasPrefix("vdir:") { return .vdir(expand(String(text.dropFirst(5)))) }
+            return .sqlite(expand(text))
         }
         let data =
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }

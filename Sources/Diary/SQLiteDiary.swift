@@ -170,8 +170,8 @@ public final class SQLiteDiary: DiaryStore {
             ])
     }
 
-    public func add(_ record: TaskRecord) throws(DiaryError) -> TaskRecord {
-        var record = record
+    public func add(_ asked: TaskRecord) throws(DiaryError) -> TaskRecord {
+        var record = asked
         try Rules.validate(record)
         return try write { db in
             if record.id <= 0 {
@@ -184,7 +184,7 @@ public final class SQLiteDiary: DiaryStore {
                 ])
             }
             let others = try Self.collisions(of: record, db)
-            if !others.isEmpty { throw DiaryError.conflict(record, with: others) }
+            if !others.isEmpty { throw DiaryError.conflict(asked, with: others) }
             try Self.insert(record, db)
             return record
         }

@@ -137,8 +137,8 @@ public final class VdirDiary: DiaryStore {
         }.sorted { ($0.dateStart, $0.dateFinish, $0.id) < ($1.dateStart, $1.dateFinish, $1.id) }
     }
 
-    public func add(_ record: TaskRecord) throws(DiaryError) -> TaskRecord {
-        var record = record
+    public func add(_ asked: TaskRecord) throws(DiaryError) -> TaskRecord {
+        var record = asked
         try Rules.validate(record)
         return try locked { () throws(DiaryError) -> TaskRecord in
             let existing = try load().map(\.record)
@@ -152,7 +152,7 @@ public final class VdirDiary: DiaryStore {
                 ])
             }
             let others = Rules.collisions(of: record, in: existing)
-            if !others.isEmpty { throw .conflict(record, with: others) }
+            if !others.isEmpty { throw .conflict(asked, with: others) }
             try write(record, to: fileName(for: record))
             return record
         }

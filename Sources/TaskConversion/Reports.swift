@@ -150,7 +150,7 @@ public struct OverlapReport: Sendable {
         }
     }
 
-    static func range(_ span: TimeSpan, _ time: LocalTime) -> String {
+    public static func range(_ span: TimeSpan, _ time: LocalTime) -> String {
         let sameDay = time.day(of: span.start) == time.day(of: span.finish)
         return sameDay
             ? "\(time.clock(span.start))–\(time.clock(span.finish))"
@@ -163,7 +163,7 @@ public struct OverlapReport: Sendable {
         return "\(minutes / 60) h \(minutes % 60) min"
     }
 
-    static func weekdayName(_ weekday: Int) -> String {
+    public static func weekdayName(_ weekday: Int) -> String {
         ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][weekday - 1]
     }
 }

@@ -56,12 +56,12 @@ struct Overlaps: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Report every pair of entries whose times overlap.",
         discussion: """
-            Reads JSON, NDJSON and .ics files (several at once, mixed) and lists every pair of
-            entries whose half-open intervals intersect, with the time they share: 14:00–15:00
-            and 15:00–16:00 do not overlap; entries of no length overlap nothing. Cancelled
-            entries and those that show as free (.ics STATUS:CANCELLED, TRANSP:TRANSPARENT) are
-            left out unless --include-free. Exit code 1 when any overlap exists, 0 when none,
-            2 on bad input.
+            Reads JSON, NDJSON and .ics files (several at once, mixed) and lists every
+            pair of entries whose half-open intervals intersect, with the time they
+            share: 14:00–15:00 and 15:00–16:00 do not overlap; entries of no length
+            overlap nothing. Cancelled entries and those that show as free (.ics
+            STATUS:CANCELLED, TRANSP:TRANSPARENT) are left out unless --include-free.
+            Exit code 1 when any overlap exists, 0 when none, 2 on bad input.
 
             Examples:
               taskcal overlaps diary.json work.ics
@@ -176,16 +176,10 @@ struct Agenda: ParsableCommand {
     }
 
     static func split(_ arguments: [String], time: LocalTime) throws -> (LocalTime.Day, [String]) {
-        let today = time.day(of: Int64(Date().timeIntervalSince1970))
         var inputs = arguments
-        var day = today
+        var day = time.day(of: Int64(Date().timeIntervalSince1970))
         if let first = inputs.first {
-            if first == "today" {
-                inputs.removeFirst()
-            } else if first == "tomorrow" {
-                day = today.next
-                inputs.removeFirst()
-            } else if let parsed = LocalTime.Day(first) {
+            if let parsed = dayWord(first, time: time) {
                 day = parsed
                 inputs.removeFirst()
             } else if first.range(of: #"^\d{4}-\d{1,2}-\d{1,2}$"#, options: .regularExpression)
@@ -253,5 +247,15 @@ struct Month: ParsableCommand {
         case .json: print(view.json(), terminator: "")
         case .text: print(view.text(style: .forStandardOutput()), terminator: "")
         }
+    }
+}
+
+/// `YYYY-MM-DD`, `today` or `tomorrow` in `time`'s zone.
+func dayWord(_ text: String, time: LocalTime) -> LocalTime.Day? {
+    let today = time.day(of: Int64(Date().timeIntervalSince1970))
+    switch text {
+    case "today": return today
+    case "tomorrow": return today.next
+    default: return LocalTime.Day(text)
     }
 }

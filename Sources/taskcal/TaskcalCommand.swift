@@ -18,7 +18,9 @@ struct TaskcalCommand: ParsableCommand {
             under validate); 2 bad usage or unreadable input.
             """,
         version: "1.0.0",
-        subcommands: [Convert.self, Validate.self, Overlaps.self, Agenda.self, Month.self]
+        subcommands: [
+            Convert.self, Validate.self, Overlaps.self, Agenda.self, Month.self, DiaryCommand.self,
+        ]
     )
 
     /// Runs the command line. Usage errors exit with 2, the code DESIGN.md fixes for bad

@@ -1,0 +1,320 @@
+import ArgumentParser
+import Diary
+import Foundation
+import ICalendar
+import TaskConversion
+import TaskModel
+
+/// Options every diary verb takes.
+struct StoreOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The diary: a SQLite file, or vdir:DIR for a folder of .ics files.",
+            discussion:
+                "Default: $TASKCAL_STORE, else $XDG_DATA_HOME/taskcal/diary.sqlite (~/.local/share/taskcal/diary.sqlite)."
+        ))
+    var store: String?
+
+    @Option(help: "IANA zone for times on the command line and in text output (default: local).")
+    var tz: String?
+
+    func validate() throws {
+        if let tz, !TimeZones.isKnown(tz) {
+            throw ValidationError(
+                "unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
+        }
+    }
+
+    var time: LocalTime {
+        (try? LocalTime(zone: tz ?? TimeZones.localName)) ?? (try! LocalTime(zone: "UTC"))
+    }
+
+    func open() throws -> any DiaryStore {
+        try run { () throws(DiaryError) in try StoreLocation.resolve(store).open() }
+    }
+
+    func parseTime(_ text: String, option: String) throws -> Int64 {
+        guard let value = time.parse(text) else {
+            throw ValidationError("\(option) '\(text)' is not a time; \(timeForms)")
+        }
+        return value
+    }
+
+    /// Runs a store call; a refusal prints its reason and exits 1, a storage failure exits 2.
+    func run<T>(_ body: () throws(DiaryError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            if case .conflict(let record, let others) = error {
+                // The refusal in the user's zone, naming every entry in the way.
+                let time = self.time
+                func describe(_ entry: TaskRecord) -> String {
+                    "#\(entry.id) \"\(entry.name)\" (\(time.iso(entry.dateStart)) – \(time.clock(entry.dateFinish)))"
+                }
+                let what =
+                    record.id > 0
+                    ? describe(record)
+                    : "\"\(record.name)\" (\(time.iso(record.dateStart)) – \(time.clock(record.dateFinish)))"
+                Console.error(
+                    "\(what) overlaps \(others.map(describe).joined(separator: " and ")); pick another time or delete or move the other entry"
+                )
+            } else {
+                Console.error(error.description)
+            }
+            if case .storage = error { throw ExitCode(2) }
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct DiaryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diary",
+        abstract: "Keep a diary where no two entries occupy the same time.",
+        discussion: """
+            An entry whose time overlaps another is refused with a message that names
+            the entry it collides with. Intervals are half-open: 14:00–15:00 and
+            15:00–16:00 may both stand. Cancelled entries, free ones and entries of no
+            length block nothing. Times: Unix seconds, or ISO 8601 (2026-11-22T14:00 in
+            --tz, …Z, …+03:00). Every verb takes --store (SQLite file or vdir:DIR).
+
+            Examples:
+              taskcal diary add --name Dentist --start 2026-11-27T09:00 \\
+                                --end 2026-11-27T10:00
+              taskcal diary list --day 2026-11-27
+              taskcal diary edit 3 --end 2026-11-27T10:30
+              taskcal diary import export.ics --skip-conflicts
+              taskcal diary export -o backup.json
+              taskcal diary list --store vdir:~/.calendars/diary   (a folder khal reads)
+
+            Exit codes: 0 done; 1 refused (an overlap, an invalid entry, no such id);
+            2 bad usage or an unreadable store or file.
+            """,
+        subcommands: [
+            Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
+            Check.self,
+        ]
+    )
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an entry; prints its id.")
+        @OptionGroup var options: StoreOptions
+        @Option(help: "The entry's name.") var name: String
+        @Option(help: "Start: Unix seconds or ISO 8601.") var start: String
+        @Option(help: "End: Unix seconds or ISO 8601.") var end: String
+        @Option(help: "Free text.") var description: String?
+        @Option(help: "The id to use (default: the next free one).") var id: Int64?
+
+        func run() throws {
+            let record = TaskRecord(
+                id: id ?? 0, dateStart: try options.parseTime(start, option: "--start"),
+                dateFinish: try options.parseTime(end, option: "--end"), name: name,
+                description: description)
+            let store = try options.open()
+            let added = try options.run { () throws(DiaryError) in try store.add(record) }
+            print(added.id)
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List entries sorted by start.")
+        @OptionGroup var options: StoreOptions
+        @Option(help: "Only entries touching this time or later.") var from: String?
+        @Option(help: "Only entries before this time.") var to: String?
+        @Option(help: "Only entries of this day (YYYY-MM-DD, today, tomorrow) in --tz.") var day:
+            String?
+        @Option(help: "Only entries whose name or description contains this text (any case).")
+        var search: String?
+        @Option(help: "text for people (a table in --tz), json for scripts (the task format).")
+        var format: ReportFormat = .text
+
+        func run() throws {
+            let time = options.time
+            var lower = try from.map { try options.parseTime($0, option: "--from") }
+            var upper = try to.map { try options.parseTime($0, option: "--to") }
+            if let day {
+                guard let parsed = dayWord(day, time: time) else {
+                    throw ValidationError(
+                        "--day '\(day)' is not a day; expected YYYY-MM-DD, today or tomorrow")
+                }
+                let span = time.span(of: parsed)
+                lower = span.start
+                upper = span.finish
+            }
+            let store = try options.open()
+            let records = try options.run { () throws(DiaryError) in
+                try store.entries(from: lower, to: upper, search: search)
+            }
+            switch format {
+            case .json:
+                print(
+                    records.isEmpty
+                        ? "[]" : "[\n" + records.map(\.jsonLine).joined(separator: ",\n") + "\n]")
+            case .text:
+                if records.isEmpty { print("No entries.") }
+                let width = records.map { String($0.id).count }.max() ?? 1
+                for record in records {
+                    let id =
+                        String(repeating: " ", count: width - String(record.id).count)
+                        + "#\(record.id)"
+                    let day = time.day(of: record.dateStart)
+                    let when =
+                        "\(day) \(OverlapReport.weekdayName(day.weekday).prefix(3)) "
+                        + rangeText(record, time)
+                    let note =
+                        record.status == .cancelled
+                        ? "  (cancelled)" : record.free ? "  (free)" : ""
+                    print("\(id)  \(when)  \(record.name)\(note)")
+                }
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one entry.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The entry's id.") var id: Int64
+        @Option(help: "text or json.") var format: ReportFormat = .text
+
+        func run() throws {
+            let store = try options.open()
+            let record = try options.run { () throws(DiaryError) in try store.entry(id) }
+            switch format {
+            case .json: print(record.jsonLine)
+            case .text:
+                let time = options.time
+                print("#\(record.id) \(record.name)")
+                print("  \(time.iso(record.dateStart)) – \(time.iso(record.dateFinish))")
+                if let description = record.description {
+                    print("  " + description.replacingOccurrences(of: "\n", with: "\n  "))
+                }
+                for attachment in record.attachments {
+                    print("  attachment: \(attachment.filename ?? "(no name)")")
+                }
+                for alarm in record.alarms {
+                    print("  alarm: \(alarm.action.rawValue) \(alarmText(alarm.trigger))")
+                }
+            }
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an entry; it may overlap only its own old slot.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The entry's id.") var id: Int64
+        @Option(help: "New name.") var name: String?
+        @Option(help: "New start.") var start: String?
+        @Option(help: "New end.") var end: String?
+        @Option(help: "New description (empty to remove it).") var description: String?
+
+        func run() throws {
+            let store = try options.open()
+            var record = try options.run { () throws(DiaryError) in try store.entry(id) }
+            if let name { record.name = name }
+            if let start { record.dateStart = try options.parseTime(start, option: "--start") }
+            if let end { record.dateFinish = try options.parseTime(end, option: "--end") }
+            if let description { record.description = description.isEmpty ? nil : description }
+            try options.run { () throws(DiaryError) in try store.update(record) }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete an entry.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The entry's id.") var id: Int64
+
+        func run() throws {
+            let store = try options.open()
+            try options.run { () throws(DiaryError) in try store.delete(id) }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import JSON, NDJSON or .ics files: all or nothing.",
+            discussion: """
+                If any record is invalid or collides (with the diary or with another record of
+                the files), nothing is written and every problem is reported (exit 1). With
+                --skip-conflicts the rest is imported and what was skipped is listed.
+                """)
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Files to import.") var inputs: [String]
+        @Flag(help: "Import what can be imported and list what was skipped.") var skipConflicts =
+            false
+        @Flag(
+            name: .customLong("new-ids"),
+            help: "Give every imported entry a fresh id instead of keeping its own.")
+        var newIDs = false
+
+        func run() throws {
+            var incoming: [IncomingRecord] = []
+            let report = Converter.read(
+                inputs: inputs, options: ReadOptions(floatingZone: options.tz)
+            ) { record, location in
+                incoming.append(IncomingRecord(record, source: location.description))
+            }
+            Console.show(report, quiet: false)
+            if report.unreadableInputs > 0 { throw ExitCode(2) }
+            guard report.succeeded else {
+                Console.error("import refused, nothing was written")
+                throw ExitCode(1)
+            }
+            let store = try options.open()
+            let result = try options.run { () throws(DiaryError) in
+                try store.importRecords(incoming, skipConflicts: skipConflicts, newIDs: newIDs)
+            }
+            for skipped in result.skipped { Console.note("skipped \(skipped)") }
+            Console.note(
+                "imported \(result.imported.count) entr\(result.imported.count == 1 ? "y" : "ies")"
+                    + (result.skipped.isEmpty
+                        ? "" : ", skipped \(Set(result.skipped.map(\.source)).count)"))
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write every entry to a JSON, NDJSON or .ics file.")
+        @OptionGroup var options: StoreOptions
+        @Option(name: .shortAndLong, help: "Output file (- for standard output, with --to).")
+        var output: String
+        @Option(help: "Output format when the name does not tell it.") var to: Format?
+
+        func run() throws {
+            let store = try options.open()
+            let records = try options.run { () throws(DiaryError) in try store.allEntries() }
+            let report = Converter.write(
+                records, to: output,
+                options: WriteOptions(format: to ?? Format(path: output) ?? .json))
+            Console.show(report, quiet: false)
+            guard report.succeeded else { throw ExitCode(2) }
+            if output != "-" { Console.note("exported \(records.count) entries to \(output)") }
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the diary's integrity: readable, no overlaps.")
+        @OptionGroup var options: StoreOptions
+
+        func run() throws {
+            let store = try options.open()
+            let problems = try options.run { () throws(DiaryError) in try store.check() }
+            for problem in problems { Console.error(problem) }
+            if !problems.isEmpty { throw ExitCode(1) }
+            let count = try options.run { () throws(DiaryError) in try store.allEntries().count }
+            print("ok: \(count) entries, no overlaps (\(StoreLocation.resolve(options.store)))")
+        }
+    }
+}
+
+private func rangeText(_ record: TaskRecord, _ time: LocalTime) -> String {
+    record.allDay ? "all day" : OverlapReport.range(time.occupied(by: record), time)
+}
+
+private func alarmText(_ trigger: Alarm.Trigger) -> String {
+    switch trigger {
+    case .relative(let duration, let fromEnd): return duration + (fromEnd ? " from the end" : "")
+    case .absolute(let epoch): return "at \(epoch)"
+    }
+}

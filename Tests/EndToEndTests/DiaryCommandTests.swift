@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+
+@Suite("taskcal diary, run as a user would, on both backends")
+struct DiaryCommandTests {
+    @Test("every verb works as the README shows", arguments: ["sqlite", "vdir"])
+    func verbs(backend: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        func diary(_ arguments: [String]) throws -> Taskcal.Result {
+            try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Moscow"])
+        }
+        let first = try diary([
+            "add", "--name", "Dentist", "--start", "2026-11-27T09:00", "--end", "2026-11-27T10:00",
+        ])
+        #expect(first.status == 0)
+        #expect(first.stdout == "1\n")
+        let refused = try diary([
+            "add", "--name", "Call", "--start", "2026-11-27T09:30", "--end", "2026-11-27T10:30",
+        ])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains(#"overlaps #1 "Dentist" (2026-11-27T09:00+03:00 – 10:00)"#))
+        #expect(
+            try diary([
+                "add", "--name", "Call", "--start", "2026-11-27T10:00", "--end", "1795766400",
+            ]).stdout == "2\n")
+        let list = try diary(["list", "--day", "2026-11-27"])
+        #expect(
+            list.stdout
+                == "#1  2026-11-27 Fri 09:00–10:00  Dentist\n#2  2026-11-27 Fri 10:00–11:00  Call\n"
+        )
+        #expect(
+            try diary(["list", "--search", "dent", "--format", "json"]).stdout.contains(
+                #""name": "Dentist""#))
+        #expect(try diary(["edit", "2", "--start", "2026-11-27T09:59"]).status == 1)
+        #expect(
+            try diary(["edit", "2", "--name", "Call Bob", "--end", "2026-11-27T11:30"]).status == 0)
+        #expect(
+            try diary(["show", "2"]).stdout.contains(
+                "#2 Call Bob\n  2026-11-27T10:00+03:00 – 2026-11-27T11:30+03:00"))
+        // Import: all or nothing, then with --skip-conflicts.
+        let refusedImport = try diary(["import", Taskcal.sample("overlaps.json")])
+        #expect(refusedImport.status == 1)
+        #expect(
+            try diary(["list", "--format", "json"]).stdout.components(separatedBy: "\"id\"").count
+                - 1 == 2)
+        let partial = try diary([
+            "import", Taskcal.sample("overlaps.json"), "--skip-conflicts", "--new-ids",
+        ])
+        #expect(partial.status == 0, "\(partial.stderr)")
+        #expect(partial.stderr.contains("skipped"))
+        #expect(try diary(["export", "-o", cli.path("backup.ics")]).status == 0)
+        #expect(
+            try cli.run(["overlaps", "backup.ics"]).status == 0, "the diary never holds an overlap")
+        #expect(try diary(["check"]).status == 0)
+        #expect(try diary(["delete", "1"]).status == 0)
+        #expect(try diary(["delete", "1"]).status == 1)
+    }
+
+    @Test("attachments and alarms survive import and export", arguments: ["sqlite", "vdir"])
+    func richRecords(backend: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = backend == "sqlite" ? cli.path("d.sqlite") : "vdir:" + cli.path("cal")
+        #expect(
+            try cli.run([
+                "diary", "import", Taskcal.sample("attachments-and-alarms.json"), "--store", store,
+            ]).status == 0)
+        #expect(try cli.run(["diary", "export", "-o", "back.json", "--store", store]).status == 0)
+        let original = try Taskcal.records(
+            String(contentsOfFile: Taskcal.sample("attachments-and-alarms.json"), encoding: .utf8))
+        #expect(try Taskcal.records(cli.read("back.json")) == original)
+    }
+
+    @Test(
+        "8 processes adding colliding slots at once: no overlap, and every reported add is kept",
+        arguments: ["sqlite", "vdir"])
+    func concurrentAdds(backend: String) async throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = backend == "sqlite" ? cli.path("race.sqlite") : "vdir:" + cli.path("race")
+        // 8 processes × 6 adds on 12 one-hour slots, each slot offset by 0 or 30 minutes:
+        // most adds collide with another process's.
+        let results = try await withThrowingTaskGroup(of: [(Int32, String)].self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var outcomes: [(Int32, String)] = []
+                    for round in 0..<6 {
+                        let slot = (worker + round * 3) % 12
+                        let start = 1_795_766_400 + slot * 3600 + (worker % 2) * 1800
+                        let result = try Taskcal.execute(
+                            Taskcal.binary.path,
+                            [
+                                "diary", "add", "--store", store, "--name", "w\(worker)r\(round)",
+                                "--start", "\(start)", "--end", "\(start + 3600)",
+                            ],
+                            in: cli.directory)
+                        outcomes.append(
+                            (
+                                result.status,
+                                result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                            ))
+                    }
+                    return outcomes
+                }
+            }
+            var all: [(Int32, String)] = []
+            for try await outcomes in group { all += outcomes }
+            return all
+        }
+        #expect(results.allSatisfy { $0.0 == 0 || $0.0 == 1 }, "\(results)")
+        let reported = Set(results.filter { $0.0 == 0 }.map(\.1))
+        #expect(
+            !reported.isEmpty && reported.count < results.count, "some adds won, some were refused")
+        let listed = try cli.run(["diary", "list", "--store", store, "--format", "json"])
+        let ids = Set(
+            try Taskcal.records(listed.stdout).map { String(($0 as! [String: Any])["id"] as! Int) })
+        #expect(ids == reported, "exactly the adds that reported success are in the diary")
+        try cli.write("all.json", listed.stdout)
+        #expect(try cli.run(["overlaps", "all.json"]).status == 0, "no overlap")
+        #expect(try cli.run(["diary", "check", "--store", store]).status == 0)
+    }
+
+    @Test("an import killed with SIGKILL leaves all of it or none of it")
+    func killedImport() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let count = 60_000
+        let lines = (1...count).map {
+            #"{"id": \#($0), "date_start": "\#($0 * 3600)", "date_finish": "\#($0 * 3600 + 1800)", "name": "entry \#($0)", "description": "Описание \#($0)"}"#
+        }
+        try cli.write("big.ndjson", lines.joined(separator: "\n") + "\n")
+        let store = cli.path("killed.sqlite")
+        #expect(
+            try cli.run([
+                "diary", "add", "--store", store, "--name", "before", "--start", "1", "--end", "2",
+            ]).status == 0)
+        var outcomes: Set<Int> = []
+        var killedWhileWriting = 0
+        // Kill once while reading the input, then (twice) in the middle of the write: as soon as
+        // the write-ahead log holds more than 256 KiB of the import's pages.
+        for walThreshold in [-1, 256 << 10, 1 << 20] {
+            let process = Process()
+            process.executableURL = Taskcal.binary
+            process.arguments = ["diary", "import", "big.ndjson", "--store", store, "--new-ids"]
+            process.currentDirectoryURL = cli.directory
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let wal = store + "-wal"
+            let baseline =
+                (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            if walThreshold < 0 {
+                Thread.sleep(forTimeInterval: 0.3)
+            } else {
+                while process.isRunning {
+                    let size =
+                        (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+                    if size > baseline + walThreshold { break }
+                    Thread.sleep(forTimeInterval: 0.002)
+                }
+                if process.isRunning { killedWhileWriting += 1 }
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let listed = try cli.run(["diary", "list", "--store", store, "--format", "json"])
+            let entries = try Taskcal.records(listed.stdout).count
+            let imports = (entries - 1) / count
+            #expect((entries - 1) % count == 0, "a half import: \(entries) entries")
+            outcomes.insert(imports)
+            #expect(try cli.run(["diary", "check", "--store", store]).status == 0)
+        }
+        #expect(!outcomes.isEmpty)
+        #expect(killedWhileWriting > 0, "at least one kill landed during the write")
+    }
+}
