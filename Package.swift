@@ -44,6 +44,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "diary-benchmark",
+            dependencies: ["Diary", "TaskModel", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/DiaryBenchmark"
+        ),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar"]),
         .testTarget(
             name: "TaskModelTests",

@@ -1,0 +1,94 @@
+// Diary benchmark: one process, a table with ratios to baselines measured in the same run.
+//
+//   swift run -c release diary-benchmark [N]     (default N = 100000)
+//
+// 1. Add N non-overlapping entries one by one through the library API (each add its own
+//    IMMEDIATE transaction with the overlap check), against the same N single-row inserts
+//    through GRDB with no check at all.
+// 2. One overlap check in a store of N entries: a refused add (seek, walk, rollback),
+//    against a lookup by primary key in the same store.
+import Diary
+import Foundation
+import GRDB
+import TaskModel
+
+let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "diary-bench-\(getpid())")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    try body()
+    let elapsed = clock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+func entry(_ index: Int) -> TaskRecord {
+    TaskRecord(
+        id: 0, dateStart: Int64(index) * 3600, dateFinish: Int64(index) * 3600 + 1800,
+        name: "entry \(index)")
+}
+
+// 1. Adds.
+let diary = try SQLiteDiary(path: folder.appendingPathComponent("diary.sqlite").path)
+let addTime = try seconds {
+    for index in 0..<count { _ = try diary.add(entry(index)) }
+}
+var configuration = Configuration()
+configuration.busyMode = .timeout(30)
+let raw = try DatabasePool(
+    path: folder.appendingPathComponent("raw.sqlite").path, configuration: configuration)
+try raw.write { db in
+    try db.execute(
+        sql:
+            "CREATE TABLE entry (id INTEGER PRIMARY KEY, date_start INTEGER NOT NULL, date_finish INTEGER NOT NULL, name TEXT NOT NULL, record TEXT NOT NULL)"
+    )
+}
+let rawTime = try seconds {
+    for index in 0..<count {
+        let record = entry(index)
+        try raw.write { db in
+            try db.execute(
+                sql:
+                    "INSERT INTO entry (date_start, date_finish, name, record) VALUES (?, ?, ?, ?)",
+                arguments: [record.dateStart, record.dateFinish, record.name, record.jsonLine])
+        }
+    }
+}
+
+// 2. One overlap check in the full store.
+let probes = 2000
+var refused = 0
+let checkTime = seconds {
+    for probe in 0..<probes {
+        let index = (probe * 7919) % count
+        do {
+            _ = try diary.add(
+                TaskRecord(
+                    id: 0, dateStart: Int64(index) * 3600 + 600,
+                    dateFinish: Int64(index) * 3600 + 900, name: "x"))
+        } catch {
+            refused += 1
+        }
+    }
+}
+let lookupTime = try seconds {
+    for probe in 0..<probes { _ = try diary.entry(Int64((probe * 7919) % count + 1)) }
+}
+precondition(refused == probes, "every probe must be refused")
+
+func format(_ value: Double) -> String { String(format: "%.3f", value) }
+print("diary benchmark, N = \(count), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("| measure | taskcal | baseline | ratio |")
+print("|---|---|---|---|")
+print(
+    "| add \(count) entries one by one | \(format(addTime)) s (\(Int(Double(count) / addTime)) adds/s) | \(format(rawTime)) s: plain GRDB inserts, no check | \(String(format: "%.2f", addTime / rawTime))x |"
+)
+let check = checkTime / Double(probes) * 1e6
+let lookup = lookupTime / Double(probes) * 1e6
+print(
+    "| one overlap check (refused add) in \(count) entries | \(String(format: "%.1f", check)) µs | \(String(format: "%.1f", lookup)) µs: read by id | \(String(format: "%.2f", check / lookup))x |"
+)
