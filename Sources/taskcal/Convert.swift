@@ -66,10 +66,7 @@ struct Convert: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let tz, !TimeZones.isKnown(tz) {
-            throw ValidationError(
-                "unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
-        }
+        try Zone.validate(tz)
         if inputs.contains("-") && from == nil {
             throw ValidationError("reading standard input needs --from json|ndjson|ics")
         }
@@ -149,10 +146,7 @@ struct Validate: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let tz, !TimeZones.isKnown(tz) {
-            throw ValidationError(
-                "unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
-        }
+        try Zone.validate(tz)
     }
 
     func run() throws {

@@ -18,16 +18,9 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "IANA zone for times on the command line and in text output (default: local).")
     var tz: String?
 
-    func validate() throws {
-        if let tz, !TimeZones.isKnown(tz) {
-            throw ValidationError(
-                "unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
-        }
-    }
+    func validate() throws { try Zone.validate(tz) }
 
-    var time: LocalTime {
-        (try? LocalTime(zone: tz ?? TimeZones.localName)) ?? (try! LocalTime(zone: "UTC"))
-    }
+    var time: LocalTime { Zone.time(tz) }
 
     func open() throws -> any DiaryStore {
         try run { () throws(DiaryError) in try StoreLocation.resolve(store).open() }

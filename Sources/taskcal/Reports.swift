@@ -23,17 +23,9 @@ struct ReportInputs: ParsableArguments {
     @Option(help: "text for people (default), json for scripts.")
     var format: ReportFormat = .text
 
-    func validate() throws {
-        if let tz, !TimeZones.isKnown(tz) {
-            throw ValidationError(
-                "unknown time zone '\(tz)': expected an IANA name such as Europe/Moscow or UTC")
-        }
-    }
+    func validate() throws { try Zone.validate(tz) }
 
-    var time: LocalTime {
-        // Validated above; the local zone is always known (it falls back to UTC).
-        (try? LocalTime(zone: tz ?? TimeZones.localName)) ?? (try! LocalTime(zone: "UTC"))
-    }
+    var time: LocalTime { Zone.time(tz) }
 
     /// Reads every record of `inputs` into `body`; on any problem prints them and exits 2.
     func read(_ inputs: [String], _ body: (TaskRecord, Location) -> Void) throws {
