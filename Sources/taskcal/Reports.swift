@@ -1,4 +1,5 @@
 import ArgumentParser
+import Diary
 import Foundation
 import ICalendar
 import TaskConversion
@@ -27,8 +28,33 @@ struct ReportInputs: ParsableArguments {
 
     var time: LocalTime { Zone.time(tz) }
 
-    /// Reads every record of `inputs` into `body`; on any problem prints them and exits 2.
+    @Option(
+        help:
+            "Report on a diary (a SQLite file or vdir:DIR) instead of files; - for the default diary."
+    )
+    var store: String?
+
+    /// Reads every record of `inputs` (or of the diary, with --store) into `body`; on any
+    /// problem prints them and exits 2.
     func read(_ inputs: [String], _ body: (TaskRecord, Location) -> Void) throws {
+        if let store {
+            guard inputs.isEmpty else {
+                throw ValidationError("give either task files or --store, not both")
+            }
+            let location = StoreLocation.resolve(store == "-" ? nil : store)
+            do {
+                for record in try location.open().allEntries() {
+                    body(record, Location(file: location.description, field: "#\(record.id)"))
+                }
+            } catch {
+                Console.error("\(location): \(error)")
+                throw ExitCode(2)
+            }
+            return
+        }
+        guard !inputs.isEmpty else {
+            throw ValidationError("name at least one task file, or a diary with --store")
+        }
         if inputs.contains("-") && inputFormat == nil {
             throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
         }
@@ -62,8 +88,8 @@ struct Overlaps: ParsableCommand {
             """
     )
 
-    @Argument(help: "Task files (JSON, NDJSON, .ics; - for standard input).")
-    var inputs: [String]
+    @Argument(help: "Task files (JSON, NDJSON, .ics; - for standard input), or --store.")
+    var inputs: [String] = []
 
     @OptionGroup var options: ReportInputs
 
@@ -143,7 +169,7 @@ struct Agenda: ParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("[DATE] then the task files.", valueName: "date-and-inputs"))
-    var arguments: [String]
+    var arguments: [String] = []
 
     @OptionGroup var options: ReportInputs
 
@@ -181,9 +207,6 @@ struct Agenda: ParsableCommand {
                     "'\(first)' is not a date; expected YYYY-MM-DD such as 2026-11-27")
             }
         }
-        guard !inputs.isEmpty else {
-            throw ValidationError("name at least one task file (JSON, NDJSON or .ics)")
-        }
         return (day, inputs)
     }
 }
@@ -203,7 +226,7 @@ struct Month: ParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("[MONTH] then the task files.", valueName: "month-and-inputs"))
-    var arguments: [String]
+    var arguments: [String] = []
 
     @OptionGroup var options: ReportInputs
 
@@ -226,9 +249,6 @@ struct Month: ParsableCommand {
             year = parsedYear
             month = parsedMonth
             inputs.removeFirst()
-        }
-        guard !inputs.isEmpty else {
-            throw ValidationError("name at least one task file (JSON, NDJSON or .ics)")
         }
         var spans: [TimeSpan] = []
         try options.read(inputs) { record, _ in

@@ -54,6 +54,19 @@ struct DiaryCommandTests {
         #expect(
             try cli.run(["overlaps", "backup.ics"]).status == 0, "the diary never holds an overlap")
         #expect(try diary(["check"]).status == 0)
+        // The reports read the diary directly with --store.
+        let overlaps = try cli.run([
+            "overlaps", "--store", store, "--include-free", "--format", "json",
+        ])
+        #expect(overlaps.status == 1, "the cancelled entry overlaps once it counts")
+        #expect(overlaps.stdout.contains(#""name": "Quick sync""#))
+        let agenda = try cli.run([
+            "agenda", "2026-11-27", "--store", store, "--tz", "Europe/Moscow",
+        ])
+        #expect(agenda.stdout.contains("09:00–10:00 │ [09:00–10:00 Dentist]"))
+        #expect(
+            try cli.run(["month", "2026-11", "--store", store, "--tz", "Europe/Moscow"]).stdout
+                .contains(" 27*"))
         #expect(try diary(["delete", "1"]).status == 0)
         #expect(try diary(["delete", "1"]).status == 1)
     }
