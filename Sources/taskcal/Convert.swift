@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ICalendar
+import Synchronization
 import TaskConversion
 
 extension Format: ExpressibleByArgument {}
@@ -32,6 +33,29 @@ struct Convert: ParsableCommand {
 
     @Option(name: .shortAndLong, help: "Output file (- for standard output, the default).")
     var output: String = "-"
+
+    @Option(
+        help: ArgumentHelp(
+            "Convert each input to its own file in this folder (batch mode).",
+            discussion:
+                "Inputs may be folders (searched recursively for .json, .ndjson, .jsonl and .ics; their layout is kept). Files are converted in parallel; one bad file does not stop the others. Output format: --to, else the other family (JSON → ics, ics → json)."
+        ))
+    var outputDir: String?
+
+    @Option(help: "Batch mode: files converted at once (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Batch mode: replace outputs that exist (default: skip them).")
+    var force = false
+
+    @Flag(help: "Batch mode: stop starting new files after the first failure.")
+    var failFast = false
+
+    @Option(
+        help:
+            "Batch mode: write the summary as JSON to this file (one entry per input, with its errors)."
+    )
+    var report: String?
 
     @Option(help: "Input format when the name does not tell it: json, ndjson or ics.")
     var from: Format?
@@ -70,12 +94,22 @@ struct Convert: ParsableCommand {
         if inputs.contains("-") && from == nil {
             throw ValidationError("reading standard input needs --from json|ndjson|ics")
         }
+        if outputDir != nil && output != "-" {
+            throw ValidationError(
+                "use either -o (one output) or --output-dir (one output per input)")
+        }
+        if outputDir == nil && (report != nil || force || failFast) {
+            throw ValidationError(
+                "--report, --force and --fail-fast belong to batch mode (--output-dir)")
+        }
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if uidDomain.isEmpty || uidDomain.contains(where: { $0.isWhitespace || $0 == "@" }) {
             throw ValidationError("--uid-domain '\(uidDomain)' is not a domain such as example.org")
         }
     }
 
     func run() throws {
+        if let outputDir { return try runBatch(into: outputDir) }
         let inputFormat = from ?? inputs.lazy.compactMap { Format(path: $0) }.first
         var outputFormat = to
         if outputFormat == nil && (output == "-" || Format(path: output) == nil) {
@@ -163,5 +197,88 @@ struct Validate: ParsableCommand {
                 "valid: \(report.records) record\(report.records == 1 ? "" : "s") in \(inputs.count) file\(inputs.count == 1 ? "" : "s")"
             )
         }
+    }
+}
+
+// MARK: - Batch mode
+
+extension Convert {
+    func runBatch(into directory: String) throws {
+        let scheme = UIDScheme(domain: uidDomain)
+        let batch = BatchConverter(
+            read: ReadOptions(format: from, uidScheme: scheme, floatingZone: tz),
+            write: WriteOptions(uidScheme: scheme, zone: tz), format: to, jobs: jobs, force: force,
+            failFast: failFast)
+        let (jobs, problems) = batch.plan(inputs: inputs, into: directory)
+        for problem in problems { Console.error(problem.description) }
+        guard problems.isEmpty else { throw ExitCode(2) }
+        let bar = ProgressBar(total: jobs.count, enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        let summary = batch.run(jobs) { outcome, done in
+            if outcome.status == .failed && !bar.enabled {
+                for error in outcome.errors.prefix(20) { Console.error(error.description) }
+            }
+            bar.update(done: done, records: outcome.records)
+        }
+        bar.finish()
+        if bar.enabled {
+            for outcome in summary.outcomes where outcome.status == .failed {
+                for error in outcome.errors.prefix(20) { Console.error(error.description) }
+            }
+        }
+        if let report {
+            do {
+                try Data(summary.json.utf8).write(
+                    to: URL(fileURLWithPath: report), options: .atomic)
+            } catch {
+                Console.error("\(report): cannot write the report: \(error.localizedDescription)")
+                throw ExitCode(2)
+            }
+        }
+        let line =
+            "converted \(summary.count(.converted)) file(s), failed \(summary.count(.failed)), skipped \(summary.count(.skipped)); "
+            + "\(summary.records) records written, \(summary.warnings) warning(s), in \(String(format: "%.1f", summary.seconds)) s"
+        if !quiet || summary.count(.failed) > 0 { Console.note(line) }
+        if summary.count(.failed) > 0 { throw ExitCode(1) }
+    }
+}
+
+/// A progress line on standard error: files and records done, rate, time left.
+final class ProgressBar: Sendable {
+    let enabled: Bool
+    private let total: Int
+    private let state: Mutex<(records: Int, lastDraw: ContinuousClock.Instant?)>
+    private let start = ContinuousClock.now
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+        self.state = Mutex((0, nil))
+    }
+
+    func update(done: Int, records: Int) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        let line: String? = state.withLock { state in
+            state.records += records
+            if let last = state.lastDraw, now - last < .milliseconds(100), done < total {
+                return nil
+            }
+            state.lastDraw = now
+            let elapsed =
+                Double((now - start).components.seconds) + Double(
+                    (now - start).components.attoseconds) / 1e18
+            let rate = elapsed > 0 ? Double(state.records) / elapsed : 0
+            let left = done > 0 ? elapsed / Double(done) * Double(total - done) : 0
+            let width = 24
+            let filled = total == 0 ? width : width * done / total
+            return "\r[" + String(repeating: "=", count: filled)
+                + String(repeating: " ", count: width - filled) + "] "
+                + "\(done)/\(total) files, \(state.records) records, \(Int(rate)) records/s, \(Int(left)) s left  "
+        }
+        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    func finish() {
+        if enabled { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

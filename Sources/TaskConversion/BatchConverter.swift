@@ -1,0 +1,206 @@
+import Dispatch
+import Foundation
+import ICalendar
+import Synchronization
+import TaskModel
+
+/// Many files converted at once: each input to its own output under one folder, in parallel,
+/// one bad file never stopping the others (unless `failFast`), every output written atomically.
+public struct BatchConverter: Sendable {
+    /// One input and where its output goes.
+    public struct Job: Sendable, Hashable {
+        public var input: String
+        public var output: String
+    }
+
+    /// What happened to one input.
+    public struct Outcome: Sendable {
+        public enum Status: String, Sendable { case converted, failed, skipped }
+        public var job: Job
+        public var status: Status
+        public var records = 0
+        public var errors: [Diagnostic] = []
+        public var warnings: [Diagnostic] = []
+        /// Why a skipped file was skipped.
+        public var reason: String?
+    }
+
+    /// The whole run.
+    public struct Summary: Sendable {
+        public var outcomes: [Outcome]
+        public var seconds: Double
+        public func count(_ status: Outcome.Status) -> Int {
+            outcomes.filter { $0.status == status }.count
+        }
+        public var records: Int { outcomes.reduce(0) { $0 + $1.records } }
+        public var warnings: Int { outcomes.reduce(0) { $0 + $1.warnings.count } }
+    }
+
+    public var read: ReadOptions
+    public var write: WriteOptions
+    /// The output format; `nil` means the other family (JSON/NDJSON → ics, ics → json).
+    public var format: Format?
+    public var jobs: Int
+    public var force: Bool
+    public var failFast: Bool
+
+    public init(
+        read: ReadOptions, write: WriteOptions, format: Format?, jobs: Int, force: Bool,
+        failFast: Bool
+    ) {
+        self.read = read
+        self.write = write
+        self.format = format
+        self.jobs = max(1, jobs)
+        self.force = force
+        self.failFast = failFast
+    }
+
+    /// The jobs for `inputs` (files, or folders searched recursively for .json, .ndjson,
+    /// .jsonl and .ics files) into `directory`, keeping each folder's relative layout.
+    /// Returns the jobs and the inputs that are neither.
+    public func plan(inputs: [String], into directory: String) -> (
+        jobs: [Job], problems: [Diagnostic]
+    ) {
+        var jobs: [Job] = []
+        var problems: [Diagnostic] = []
+        let manager = FileManager.default
+        func add(_ path: String, relative: String) {
+            guard let inputFormat = Format(path: path) else { return }
+            let target = format ?? (inputFormat == .ics ? .json : .ics)
+            let base = (relative as NSString).deletingPathExtension
+            jobs.append(
+                Job(
+                    input: path,
+                    output: (directory as NSString).appendingPathComponent(
+                        base + "." + target.fileExtension)))
+        }
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: input, isDirectory: &isDirectory) else {
+                problems.append(Diagnostic(.error, Location(file: input), "no such file or folder"))
+                continue
+            }
+            if isDirectory.boolValue {
+                let found = (manager.enumerator(atPath: input)?.allObjects as? [String] ?? [])
+                    .sorted()
+                for relative in found where Format(path: relative) != nil {
+                    add((input as NSString).appendingPathComponent(relative), relative: relative)
+                }
+            } else if Format(path: input) != nil {
+                add(input, relative: (input as NSString).lastPathComponent)
+            } else {
+                problems.append(
+                    Diagnostic(
+                        .error, Location(file: input),
+                        "cannot tell the format from the file name (.json, .ndjson, .jsonl, .ics)"))
+            }
+        }
+        return (jobs, problems)
+    }
+
+    /// Runs `jobs` on ``jobs`` threads; `progress` is called (from any thread) after each file.
+    public func run(_ jobs: [Job], progress: @Sendable (Outcome, _ done: Int) -> Void = { _, _ in })
+        -> Summary
+    {
+        let start = ContinuousClock.now
+        let state = Mutex(
+            (next: 0, done: 0, stop: false, outcomes: [Outcome?](repeating: nil, count: jobs.count))
+        )
+        // libical's zone tables are filled lazily and without locks: touch them once here.
+        for zone in [read.floatingZone, write.zone, TimeZones.localName].compactMap({ $0 }) {
+            _ = try? LocalTime(zone: zone)
+        }
+        DispatchQueue.concurrentPerform(iterations: min(self.jobs, max(1, jobs.count))) { _ in
+            while true {
+                let index: Int? = state.withLock { state in
+                    guard !state.stop, state.next < jobs.count else { return nil }
+                    defer { state.next += 1 }
+                    return state.next
+                }
+                guard let index else { return }
+                let outcome = convert(jobs[index])
+                let done = state.withLock { state in
+                    state.outcomes[index] = outcome
+                    state.done += 1
+                    if failFast && outcome.status == .failed { state.stop = true }
+                    return state.done
+                }
+                progress(outcome, done)
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        let outcomes = state.withLock { $0.outcomes }.enumerated().map { index, outcome in
+            outcome
+                ?? Outcome(
+                    job: jobs[index], status: .skipped,
+                    reason: "not started: an earlier file failed (--fail-fast)")
+        }
+        return Summary(
+            outcomes: outcomes,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds)
+                / 1e18)
+    }
+
+    private func convert(_ job: Job) -> Outcome {
+        if !force && FileManager.default.fileExists(atPath: job.output) {
+            return Outcome(
+                job: job, status: .skipped, reason: "the output exists; --force replaces it")
+        }
+        var options = write
+        options.format = Format(path: job.output)
+        let report = Converter.convert(
+            inputs: [job.input], output: job.output, read: read, write: options)
+        return Outcome(
+            job: job, status: report.succeeded ? .converted : .failed,
+            records: report.succeeded ? report.records : 0,
+            errors: report.errors, warnings: report.warnings)
+    }
+}
+
+extension BatchConverter.Summary {
+    /// The run as JSON, one entry per input with its errors (file, line or index, message).
+    public var json: String {
+        func diagnostics(_ list: [Diagnostic]) -> String {
+            "["
+                + list.map { diagnostic in
+                    var writer = JSONWriter()
+                    writer.begin()
+                    writer.field("file", string: diagnostic.location.file)
+                    if let line = diagnostic.location.line {
+                        writer.field("line", number: Int64(line))
+                    }
+                    if let index = diagnostic.location.index {
+                        writer.field("index", number: Int64(index))
+                    }
+                    if let field = diagnostic.location.field, !field.isEmpty {
+                        writer.field("field", string: field)
+                    }
+                    writer.field("message", string: diagnostic.message)
+                    writer.end()
+                    return writer.text
+                }.joined(separator: ", ") + "]"
+        }
+        let files = outcomes.map { outcome in
+            var writer = JSONWriter()
+            writer.begin()
+            writer.field("input", string: outcome.job.input)
+            writer.field("output", string: outcome.job.output)
+            writer.field("status", string: outcome.status.rawValue)
+            writer.field("records", number: Int64(outcome.records))
+            if let reason = outcome.reason { writer.field("reason", string: reason) }
+            writer.end()
+            var text = writer.text
+            text.removeLast()
+            return text
+                + ", \"errors\": \(diagnostics(outcome.errors)), \"warnings\": \(diagnostics(outcome.warnings))}"
+        }
+        return """
+            {"converted": \(count(.converted)), "failed": \(count(.failed)), "skipped": \(count(.skipped)), \
+            "records": \(records), "warnings": \(warnings), "seconds": \(String(format: "%.3f", seconds)), "files": [
+            \(files.joined(separator: ",\n"))
+            ]}
+
+            """
+    }
+}
