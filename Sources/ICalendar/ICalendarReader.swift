@@ -58,9 +58,21 @@ public final class ICalendarReader {
         self.init(source: try LineSource(path: path))
     }
 
-    /// Reads `bytes`.
-    public convenience init(bytes: [UInt8]) {
+    /// Reads `bytes`, whose first line is line `firstLine` of a larger file (for messages).
+    public convenience init(bytes: [UInt8], firstLine: Int = 1) {
         self.init(source: LineSource(bytes: bytes))
+        lineNumber = firstLine - 1
+    }
+
+    /// Parses the `VTIMEZONE`s in `bytes` (a calendar or bare components) and keeps them for
+    /// this reader's `TZID` look-ups, as if they had come earlier in its own stream.
+    public func addTimeZones(from bytes: [UInt8]) throws(ICalendarError) {
+        let other = ICalendarReader(bytes: bytes)
+        while try other.next() != nil {}
+        for zone in other.holder.subcomponents(ofKind: .timeZone) {
+            other.holder.remove(zone)
+            holder.add(zone)
+        }
     }
 
     /// Reads UTF-8 `text`.

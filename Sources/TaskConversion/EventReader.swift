@@ -14,7 +14,10 @@ public final class EventReader {
     /// Where inline attachments are written, when they are extracted.
     public var extraction: AttachmentExtraction?
 
-    private var highestID: Int64 = 0
+    private var ids = IDAllocator()
+    /// Leave ids of records without one of ours as ``IDAllocator/unassigned`` for the caller,
+    /// who sees the records in file order (parallel reading hands batches out of order).
+    public var defersFreshIDs = false
     private var warnedFloating = false
 
     /// Creates a reader.
@@ -49,15 +52,15 @@ public final class EventReader {
                 id = parsed.id
                 if parsed.domain != uidScheme.domain { uid = text }
             } else {
-                id = highestID + 1
+                id = defersFreshIDs ? IDAllocator.unassigned : ids.next()
                 uid = text
             }
         } else {
-            id = highestID + 1
+            id = defersFreshIDs ? IDAllocator.unassigned : ids.next()
             warnings.append(
-                "the VEVENT of line \(event.lineNumber ?? 0) has no UID; it was given id \(id)")
+                "the VEVENT of line \(event.lineNumber ?? 0) has no UID; it was given a fresh id")
         }
-        highestID = max(highestID, id)
+        if id != IDAllocator.unassigned { ids.saw(id) }
 
         // Times.
         guard let startProperty = event.firstProperty(named: "DTSTART") else {
@@ -285,5 +288,24 @@ public struct AttachmentExtraction: Sendable {
             return String(target.path.dropFirst(relativeTo.path.count + 1))
         }
         return target.path
+    }
+}
+
+/// Fresh ids for events whose UID is not one of ours: one above the highest id seen so far,
+/// in file order, so a stream needs no second pass.
+public struct IDAllocator: Sendable {
+    /// Marks a record whose id is still to be given.
+    public static let unassigned = Int64.min
+    private var highest: Int64 = 0
+
+    public init() {}
+
+    /// Notes an id that is in use.
+    public mutating func saw(_ id: Int64) { highest = max(highest, id) }
+
+    /// A fresh id, noted as used.
+    public mutating func next() -> Int64 {
+        highest += 1
+        return highest
     }
 }

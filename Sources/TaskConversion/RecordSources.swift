@@ -28,6 +28,12 @@ public struct ReadOptions: Sendable {
     public var floatingZone: String?
     /// Where to write inline attachments instead of keeping them as base64.
     public var extraction: AttachmentExtraction?
+    /// Threads for parsing one large .ics file (``ParallelICSSource``); 1 reads on one thread.
+    public var parallelism = 1
+    /// .ics files smaller than this are read on one thread: splitting them does not pay.
+    public var parallelMinimumBytes = 8 << 20
+    /// Components per batch when parsing in parallel.
+    public var parallelBatchSize = 1000
 
     /// Creates options.
     public init(
@@ -55,7 +61,14 @@ public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagno
     switch format {
     case .json: return try JSONRecordSource(path: path)
     case .ndjson: return try NDJSONRecordSource(path: path)
-    case .ics: return try ICSRecordSource(path: path, options: options)
+    case .ics:
+        if options.parallelism > 1, path != "-",
+            let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int,
+            size >= options.parallelMinimumBytes
+        {
+            return try ParallelICSSource(path: path, options: options, workers: options.parallelism)
+        }
+        return try ICSRecordSource(path: path, options: options)
     }
 }
 

@@ -42,7 +42,10 @@ struct Convert: ParsableCommand {
         ))
     var outputDir: String?
 
-    @Option(help: "Batch mode: files converted at once (default: the number of cores).")
+    @Option(
+        help:
+            "Files converted at once in batch mode, and threads parsing one large .ics (default: the number of cores)."
+    )
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(help: "Batch mode: replace outputs that exist (default: skip them).")
@@ -129,8 +132,10 @@ struct Convert: ParsableCommand {
             extraction = AttachmentExtraction(
                 directory: URL(fileURLWithPath: extractAttachments), relativeTo: relativeTo)
         }
-        let read = ReadOptions(
+        var read = ReadOptions(
             format: from, uidScheme: scheme, floatingZone: tz, extraction: extraction)
+        // A large .ics input is parsed on --jobs threads (outputs are the same as on one).
+        read.parallelism = jobs
         let write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
         let report = Converter.convert(inputs: inputs, output: output, read: read, write: write)
         Console.show(report, quiet: quiet)
