@@ -44,14 +44,36 @@ final class ParallelICSSource: RecordSource {
         }
     }
 
+    /// A round being parsed in the background.
+    private final class InFlight: Sendable {
+        let group = DispatchGroup()
+        let results: Mutex<[BatchResult?]>
+        init(count: Int) { results = Mutex([BatchResult?](repeating: nil, count: count)) }
+    }
+    private var inFlight: InFlight?
+
     func next() throws(Diagnostic) -> SourceItem? {
         while readyIndex >= ready.count {
-            if let fatal {
-                self.fatal = nil
-                throw fatal
+            if inFlight == nil {
+                if finishedReading {
+                    if let fatal {
+                        self.fatal = nil
+                        throw fatal
+                    }
+                    return nil
+                }
+                inFlight = dispatch(try splitRound())
             }
-            if finishedReading { return nil }
-            try fillRound()
+            // Split and start the next round before waiting for this one, so the workers
+            // parse while this thread splits and the caller writes.
+            let current = inFlight!
+            inFlight = finishedReading ? nil : dispatch(try splitRound())
+            current.group.wait()
+            absorb(current.results.withLock { $0 })
+            if fatal != nil && finishedReading && inFlight != nil {
+                inFlight?.group.wait()  // a worker's damage ends the file: later rounds are dropped
+                inFlight = nil
+            }
         }
         defer { readyIndex += 1 }
         return ready[readyIndex]
@@ -100,8 +122,8 @@ final class ParallelICSSource: RecordSource {
         return (false, false, "")
     }
 
-    /// Reads up to one round of batches and parses them on the workers.
-    private func fillRound() throws(Diagnostic) {
+    /// Reads up to one round of batches.
+    private func splitRound() throws(Diagnostic) -> [Batch] {
         var batches: [Batch] = []
         var current: [UInt8] = []
         var currentFirst = 0
@@ -194,7 +216,7 @@ final class ParallelICSSource: RecordSource {
                 .error, Location(file: path, line: lineNumber == 0 ? nil : 1),
                 "no iCalendar data: expected BEGIN:VCALENDAR")
         }
-        try parse(batches)
+        return batches
     }
 
     // MARK: - Parsing
@@ -209,17 +231,24 @@ final class ParallelICSSource: RecordSource {
         }
     }
 
-    private func parse(_ batches: [Batch]) throws(Diagnostic) {
-        let results = Mutex([BatchResult?](repeating: nil, count: batches.count))
+    private func dispatch(_ batches: [Batch]) -> InFlight {
+        let flight = InFlight(count: batches.count)
         let path = self.path
         let options = self.options
-        DispatchQueue.concurrentPerform(iterations: batches.count) { index in
-            let result = Self.parse(batches[index], path: path, options: options)
-            results.withLock { $0[index] = result }
+        for (index, batch) in batches.enumerated() {
+            DispatchQueue.global().async(group: flight.group) {
+                let result = Self.parse(batch, path: path, options: options)
+                flight.results.withLock { $0[index] = result }
+            }
         }
+        return flight
+    }
+
+    /// Hands a round's results out in file order, giving fresh ids as the one-thread reader does.
+    private func absorb(_ results: [BatchResult?]) {
         ready = []
         readyIndex = 0
-        for result in results.withLock({ $0 }) {
+        for result in results {
             guard let result else { continue }
             for item in result.items {
                 switch item {
