@@ -321,36 +321,13 @@ final class ParallelICSSource: RecordSource {
                     )
                     continue
                 }
-                do {
-                    let (record, notes) = try events.record(
-                        from: component, calendarZone: batch.calendarZone)
-                    result.warnings += notes
-                    var checked = record
-                    // The rules do not look at ids; a placeholder keeps them quiet.
-                    if checked.id == IDAllocator.unassigned { checked.id = 1 }
-                    let problems = checked.problems
-                    if !problems.isEmpty {
-                        result.items.append(
-                            .failed(
-                                problems.map {
-                                    Diagnostic(
-                                        .error,
-                                        Location(
-                                            file: path, line: component.lineNumber, field: $0.field),
-                                        $0.message)
-                                }))
-                    } else {
-                        result.items.append(.record(record, component.lineNumber))
-                    }
-                } catch {
-                    result.items.append(
-                        .failed(
-                            error.errors.map {
-                                Diagnostic(
-                                    .error,
-                                    Location(file: path, line: $0.line ?? component.lineNumber),
-                                    $0.message)
-                            }))
+                let (outcome, notes) = events.checkedRecord(
+                    from: component, calendarZone: batch.calendarZone, file: path)
+                result.warnings += notes
+                switch outcome {
+                case .success(let record):
+                    result.items.append(.record(record, component.lineNumber))
+                case .failure(let failure): result.items.append(.failed(failure.diagnostics))
                 }
             }
         }

@@ -231,32 +231,52 @@ final class ICSRecordSource: RecordSource {
                         ))
                     continue
                 }
-                do {
-                    let (record, notes) = try events.record(
-                        from: component, calendarZone: reader.calendarProperties["X-WR-TIMEZONE"])
-                    let location = Location(file: path, line: component.lineNumber)
-                    warnings += notes.map { Diagnostic(.warning, Location(file: path), $0) }
-                    let problems = record.problems
-                    if !problems.isEmpty {
-                        return .failed(
-                            problems.map {
-                                Diagnostic(
-                                    .error,
-                                    Location(
-                                        file: path, line: component.lineNumber, field: $0.field),
-                                    $0.message)
-                            })
-                    }
-                    return .record(record, location)
-                } catch {
-                    return .failed(
-                        error.errors.map {
-                            Diagnostic(
-                                .error, Location(file: path, line: $0.line ?? component.lineNumber),
-                                $0.message)
-                        })
+                let (result, notes) = events.checkedRecord(
+                    from: component, calendarZone: reader.calendarProperties["X-WR-TIMEZONE"],
+                    file: path)
+                warnings += notes.map { Diagnostic(.warning, Location(file: path), $0) }
+                switch result {
+                case .success(let record):
+                    return .record(record, Location(file: path, line: component.lineNumber))
+                case .failure(let failure): return .failed(failure.diagnostics)
                 }
             }
+        }
+    }
+}
+
+/// The diagnostics of one component that could not become a record.
+struct EventFailure: Error {
+    var diagnostics: [Diagnostic]
+}
+
+extension EventReader {
+    /// The record of `event`, checked against the task format's rules, or every problem with
+    /// its line in `file`; plus warnings. Shared by the one-thread and the parallel readers.
+    func checkedRecord(
+        from event: Component, calendarZone: String?, file: String
+    ) -> (Result<TaskRecord, EventFailure>, notes: [String]) {
+        do {
+            let (record, notes) = try record(from: event, calendarZone: calendarZone)
+            var checked = record
+            // The rules do not look at ids; a placeholder stands in for one given later.
+            if checked.id == IDAllocator.unassigned { checked.id = 1 }
+            let problems = checked.problems
+            guard problems.isEmpty else {
+                let diagnostics = problems.map {
+                    Diagnostic(
+                        .error, Location(file: file, line: event.lineNumber, field: $0.field),
+                        $0.message)
+                }
+                return (.failure(EventFailure(diagnostics: diagnostics)), notes)
+            }
+            return (.success(record), notes)
+        } catch {
+            let diagnostics = error.errors.map {
+                Diagnostic(
+                    .error, Location(file: file, line: $0.line ?? event.lineNumber), $0.message)
+            }
+            return (.failure(EventFailure(diagnostics: diagnostics)), [])
         }
     }
 }
