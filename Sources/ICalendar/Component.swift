@@ -113,11 +113,17 @@ public final class Component {
     /// The component's kind. The corresponding libical function is `icalcomponent_isa`.
     public var kind: ComponentKind {
         let kind = icalcomponent_isa(pointer)
-        return ComponentKind(kind, name: Self.xName(pointer))
+        return ComponentKind(kind, name: Self.xName(pointer, lines: lines))
     }
 
-    private static func xName(_ pointer: OpaquePointer) -> String {
-        String(cString: icalcomponent_kind_to_string(icalcomponent_isa(pointer)))
+    /// A name for a component libical has no kind for. libical 3.0 keeps no name for `X-`
+    /// components (and returns NULL for their kind), so the name comes from the line map.
+    private static func xName(_ pointer: OpaquePointer, lines: LineMap?) -> String {
+        if let name = lines?.name { return name }
+        guard let text = icalcomponent_kind_to_string(icalcomponent_isa(pointer)) else {
+            return "X-UNKNOWN"
+        }
+        return String(cString: text)
     }
 
     /// The 1-based line of this component's `BEGIN`, when it was parsed from text.
@@ -138,7 +144,8 @@ public final class Component {
                 lines?.children.indices.contains(index) == true
                 ? lines?.children[index] : nil
             if kind == nil
-                || ComponentKind(icalcomponent_isa(child), name: Self.xName(child)) == kind
+                || ComponentKind(
+                    icalcomponent_isa(child), name: Self.xName(child, lines: childLines)) == kind
             {
                 result.append(Component(view: child, owner: self, lines: childLines))
             }
@@ -245,7 +252,13 @@ final class LineMap {
     var properties: [(name: String, line: Int)] = []
     var children: [LineMap] = []
 
-    init(begin: Int) { self.begin = begin }
+    /// The name after `BEGIN:`.
+    let name: String
+
+    init(begin: Int, name: String) {
+        self.begin = begin
+        self.name = name
+    }
 
     /// The line of the `occurrence`-th property named `name`. A line with several values
     /// (`EXDATE:a,b`) becomes several libical properties, so an occurrence past the last

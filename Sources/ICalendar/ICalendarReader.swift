@@ -231,7 +231,7 @@ public final class ICalendarReader {
             errors = []
             lineMaps = []
         }
-        let map = LineMap(begin: number)
+        let map = LineMap(begin: number, name: component)
         lineMaps.last?.children.append(map)
         lineMaps.append(map)
         feed(line)

@@ -199,7 +199,7 @@ public final class Property {
                 return String(cString: name).uppercased()
             }
         }
-        return String(cString: icalproperty_kind_to_string(kind))
+        return Libical.copyString(icalproperty_kind_to_string(kind)) ?? "X-UNKNOWN"
     }
 
     /// The property name, upper-cased (`DTSTART`, `X-WR-TIMEZONE`).
@@ -234,7 +234,7 @@ public final class Property {
             let value = Libical.copyString(icalparameter_get_xvalue(parameter)) ?? ""
             return Parameter(name, value)
         }
-        let name = String(cString: icalparameter_kind_to_string(kind))
+        let name = Libical.copyString(icalparameter_kind_to_string(kind)) ?? "X-UNKNOWN"
         // Text parameters have getters that return the decoded value itself.
         switch kind {
         case ICAL_FILENAME_PARAMETER:
@@ -323,7 +323,8 @@ public final class Property {
         if action == ICAL_ACTION_X || action == ICAL_ACTION_NONE {
             return text.uppercased()
         }
-        return String(cString: icalproperty_enum_to_string(Int32(action.rawValue))).uppercased()
+        return (Libical.copyString(icalproperty_enum_to_string(Int32(action.rawValue))) ?? text)
+            .uppercased()
     }
 
     /// The property as one unfolded content line, without the line end.

@@ -235,6 +235,18 @@ struct ReaderTests {
         #expect(epochs == [1_710_046_800, 1_710_054_000])
     }
 
+    @Test("components libical has no kind for come back with their own name, no crash")
+    func unknownComponents() throws {
+        let text =
+            "BEGIN:VCALENDAR\r\nBEGIN:X-MINE\r\nUID:1\r\nBEGIN:UNKNOWN\r\nEND:UNKNOWN\r\nEND:X-MINE\r\nEND:VCALENDAR\r\n"
+        guard case .component(let component) = try items(text).first else {
+            Issue.record("no component")
+            return
+        }
+        #expect(component.kind == .other("X-MINE"))
+        #expect(component.subcomponents().map(\.kind) == [.other("UNKNOWN")])
+    }
+
     @Test("input without a calendar is an error")
     func noCalendar() {
         #expect(readingError("")?.kind == .noCalendarData)
