@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// The real-world corpus (calendar-app exports from other projects' test data), fetched at
+/// test time into `.corpus-cache/` by `../shared/corpus/fetch.sh`; never committed.
+private let corpus: [String]? = {
+    let cache = Taskcal.packageRoot.appendingPathComponent(".corpus-cache")
+    let manifest = cache.appendingPathComponent("MANIFEST.tsv")
+    let fetch = Taskcal.packageRoot.deletingLastPathComponent().appendingPathComponent(
+        "shared/corpus/fetch.sh")
+    if !FileManager.default.fileExists(atPath: manifest.path),
+        FileManager.default.fileExists(atPath: fetch.path)
+    {
+        _ = try? Taskcal.execute("/bin/bash", [fetch.path, cache.path], in: Taskcal.packageRoot)
+    }
+    guard let text = try? String(contentsOf: manifest, encoding: .utf8) else { return nil }
+    let files = text.split(separator: "\n").dropFirst().compactMap { line -> String? in
+        let fields = line.split(separator: "\t")
+        return fields.count == 3 ? cache.appendingPathComponent(String(fields[2])).path : nil
+    }
+    return files.isEmpty ? nil : files
+}()
+
+@Suite("The real-world .ics corpus")
+struct CorpusTests {
+    @Test(
+        "every file converts or is refused with a message; nothing crashes",
+        .enabled(
+            if: corpus != nil,
+            "the corpus could not be fetched (../shared/corpus/fetch.sh needs PyPI)"))
+    func noCrash() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        var converted = 0
+        var refused = 0
+        for file in corpus ?? [] {
+            let result = try cli.run(["convert", file, "-o", "out.json", "--tz", "UTC", "-q"])
+            #expect(
+                result.status == 0 || result.status == 2,
+                "\(file): exit \(result.status)\n\(result.stderr)")
+            if result.status == 0 {
+                converted += 1
+            } else {
+                refused += 1
+                #expect(result.stderr.contains("taskcal: "), "\(file): refused without a message")
+            }
+        }
+        print(
+            "corpus: \(corpus?.count ?? 0) files, \(converted) converted, \(refused) refused with a message"
+        )
+        #expect(converted > 0)
+    }
+}
