@@ -1,4 +1,5 @@
 import Foundation
+import ICalendar
 import TaskModel
 
 /// Why a diary refused a write.
@@ -35,12 +36,10 @@ public enum DiaryError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     static func utc(_ epoch: Int64) -> String {
-        let date = Date(timeIntervalSince1970: TimeInterval(epoch))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        let value = DateTimeValue(utcEpoch: epoch)
         return String(
-            format: "%04d-%02d-%02dT%02d:%02dZ", c.year!, c.month!, c.day!, c.hour!, c.minute!)
+            format: "%04d-%02d-%02dT%02d:%02dZ", value.year, value.month, value.day, value.hour,
+            value.minute)
     }
 }
 
