@@ -108,21 +108,31 @@ public struct ResolvedDateTime: Sendable, Hashable {
     public var value: DateTimeValue
     /// Unix seconds, or `nil` for floating times and DATEs, which have no zone of their own.
     public var epoch: Int64?
+    /// The IANA name of the value's zone, when its `TZID` is one or maps to one (Windows
+    /// names, vendor prefixes); `nil` for UTC, floating, DATEs and zones only the file defines.
+    public var ianaZone: String?
 
     init(
         _ time: icaltimetype, tzid: String?, property: String, line: Int?
     ) throws(ICalendarError) {
+        var time = time
         let zone: DateTimeValue.Zone
         if time.is_date != 0 {
             zone = .floating
         } else if icaltime_is_utc(time) != 0 {
             zone = .utc
         } else if let tzid {
+            // The file's own VTIMEZONE first (libical resolved it), then the system's data under
+            // the name, its Windows name or a vendor prefix.
+            ianaZone = TimeZones.ianaName(forTZID: tzid)
+            if time.zone == nil, let ianaZone {
+                time.zone = try TimeZones.zone(named: ianaZone)
+            }
             guard time.zone != nil else {
                 throw ICalendarError(
                     .invalidValue, line: line,
-                    "\(property): unknown time zone '\(tzid)': no VTIMEZONE in the file defines it "
-                        + "and the system zone data does not know it")
+                    "\(property): unknown time zone '\(tzid)': no VTIMEZONE in the file defines it, "
+                        + "it is no Windows zone name, and the system zone data does not know it")
             }
             zone = .tzid(tzid)
         } else {

@@ -112,6 +112,48 @@ public final class Property {
         lineNumber = nil
     }
 
+    /// Creates a free-standing property from one unfolded content line
+    /// (`X-GOOGLE-CONFERENCE:https://meet.google.com/abc`), parsed by libical.
+    ///
+    /// - Throws: ``ICalendarError/Kind/invalidValue`` when libical cannot parse the line or
+    ///   would change it (it removes values it cannot read and marks them with X-LIC-ERROR).
+    public init(contentLine: String) throws(ICalendarError) {
+        Libical.ensureReady()
+        guard !contentLine.contains("\n"), !contentLine.contains("\r"),
+            let made = icalproperty_new_from_string(contentLine)
+        else {
+            throw ICalendarError(.invalidValue, "'\(contentLine.prefix(80))' is not a content line libical can read")
+        }
+        if icalproperty_isa(made) == ICAL_XLICERROR_PROPERTY
+            || icalproperty_get_first_parameter(made, ICAL_XLICERRORTYPE_PARAMETER) != nil
+        {
+            icalproperty_free(made)
+            throw ICalendarError(.invalidValue, "'\(contentLine.prefix(80))' is not a content line libical can read")
+        }
+        pointer = made
+        owner = nil
+        ownsPointer = true
+        lineNumber = nil
+    }
+
+    /// Why libical would refuse the parameter `name=value`, or `nil` when it accepts it
+    /// (`PARTSTAT=MAYBE` is outside the enumeration and refused).
+    public static func parameterProblem(_ parameter: Parameter) -> String? {
+        Libical.ensureReady()
+        let kind = icalparameter_string_to_kind(parameter.name)
+        if kind == ICAL_X_PARAMETER || kind == ICAL_IANA_PARAMETER || kind == ICAL_NO_PARAMETER
+            || kind == ICAL_FILENAME_PARAMETER || kind == ICAL_FMTTYPE_PARAMETER
+            || kind == ICAL_CN_PARAMETER
+        {
+            return nil
+        }
+        guard let made = icalparameter_new_from_value_string(kind, parameter.value) else {
+            return "libical does not accept \(parameter.name)=\(parameter.value)"
+        }
+        icalparameter_free(made)
+        return nil
+    }
+
     deinit {
         if ownsPointer && owner == nil { icalproperty_free(pointer) }
     }
@@ -325,6 +367,55 @@ public final class Property {
         }
         return (Libical.copyString(icalproperty_enum_to_string(Int32(action.rawValue))) ?? text)
             .uppercased()
+    }
+
+    /// The values of a list property (`CATEGORIES:a,b`), unescaped; libical splits some
+    /// lists into one property a value and leaves others in one.
+    public var listText: [String] {
+        guard let value = icalproperty_get_value(pointer) else { return [] }
+        guard icalvalue_isa(value) == ICAL_TEXT_VALUE else { return [text] }
+        // libical unescapes `\,` inside one value but keeps a list's separating commas only
+        // in the serialized form; read that and split on unescaped commas.
+        let raw = Libical.takeString(icalvalue_as_ical_string_r(value)) ?? ""
+        var items: [String] = []
+        var current = ""
+        var escaped = false
+        for character in EdgeWhitespace.restore(raw) {
+            if escaped {
+                switch character {
+                case "n", "N": current.append("\n")
+                default: current.append(character)
+                }
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "," {
+                items.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        items.append(current)
+        return items
+    }
+
+    /// Whether the value is a DATE or DATE-TIME (not a PERIOD, as `RDATE` may hold).
+    public var isDateOrDateTime: Bool {
+        guard let value = icalproperty_get_value(pointer) else { return false }
+        let kind = icalvalue_isa(value)
+        return kind == ICAL_DATE_VALUE || kind == ICAL_DATETIME_VALUE
+            || kind == ICAL_DATETIMEDATE_VALUE || kind == ICAL_DATETIMEPERIOD_VALUE
+                && icaltime_is_null_time(icalvalue_get_datetimeperiod(value).time) == 0
+    }
+
+    /// The property as a content line to keep verbatim (in `ical_extra`): unfolded, with
+    /// the text exactly as the file had it.
+    public var extraLine: String {
+        guard let raw = icalproperty_as_ical_string_r(pointer) else { return "" }
+        defer { icalmemory_free_buffer(raw) }
+        return EdgeWhitespace.restore(raw).replacingOccurrences(of: "\r\n ", with: "")
+            .trimmingLineEnd()
     }
 
     /// The property as one unfolded content line, without the line end.

@@ -20,6 +20,31 @@ public enum TimeZones {
         return zone
     }
 
+    /// The IANA name the system zone data knows for a `TZID` as calendar apps write it: the
+    /// name itself (`Europe/Berlin`), a Windows name (`W. Europe Standard Time`, Outlook) via
+    /// CLDR's mapping, or a name behind a vendor prefix
+    /// (`/mozilla.org/20050126_1/Europe/Berlin`, `/freeassociation.sourceforge.net/…`).
+    /// `nil` when none of these is known.
+    public static func ianaName(forTZID tzid: String) -> String? {
+        let trimmed = tzid.trimmingCharacters(in: .whitespaces)
+        if trimmed == "UTC" || trimmed == "Etc/UTC" || trimmed == "GMT" || trimmed == "Z" {
+            return "UTC"
+        }
+        if isKnown(trimmed) { return trimmed }
+        if let windows = WindowsZones.ianaName(for: trimmed) {
+            return windows == "Etc/UTC" ? "UTC" : (isKnown(windows) ? windows : nil)
+        }
+        // A prefix of path segments: try each shorter suffix that still has a slash.
+        let segments = trimmed.split(separator: "/")
+        if segments.count > 2 {
+            for start in 1..<(segments.count - 1) {
+                let candidate = segments[start...].joined(separator: "/")
+                if isKnown(candidate) { return candidate }
+            }
+        }
+        return nil
+    }
+
     /// True when the system zone data knows `name`.
     public static func isKnown(_ name: String) -> Bool {
         (try? zone(named: name)) != nil

@@ -52,7 +52,13 @@ public final class EventReader {
                 id = parsed.id
                 if parsed.domain != uidScheme.domain { uid = text }
             } else {
-                id = defersFreshIDs ? IDAllocator.unassigned : ids.next()
+                let repeating =
+                    event.firstProperty(named: "RRULE") != nil
+                    || event.firstProperty(named: "RDATE") != nil
+                    || event.firstProperty(named: "RECURRENCE-ID") != nil
+                id =
+                    defersFreshIDs
+                    ? IDAllocator.unassigned : repeating ? ids.id(forSeries: text) : ids.next()
                 uid = text
             }
         } else {
@@ -63,22 +69,36 @@ public final class EventReader {
         if id != IDAllocator.unassigned { ids.saw(id) }
 
         // Times.
-        guard let startProperty = event.firstProperty(named: "DTSTART") else {
+        let kind: TaskRecord.Kind = event.kind == .todo ? .todo : .event
+        let componentName = kind == .todo ? "VTODO" : "VEVENT"
+        let startProperty = event.firstProperty(named: "DTSTART")
+        if startProperty == nil && kind == .event {
             throw Diagnostics([
-                ICalendarError(.missingProperty, line: event.lineNumber, "VEVENT has no DTSTART")
+                ICalendarError(
+                    .missingProperty, line: event.lineNumber,
+                    "VEVENT has no DTSTART; the task format needs a start (RFC 5545 allows none only in scheduling messages with METHOD)"
+                )
             ])
         }
-        let start = capture { () throws(ICalendarError) in try startProperty.dateTime() }
-        let end = capture { () throws(ICalendarError) in try event.end() } ?? nil
-        guard errors.isEmpty, let start else { throw Diagnostics(errors) }
-        let allDay = start.value.isDate
+        let start = startProperty.flatMap { property in
+            capture { () throws(ICalendarError) in try property.dateTime() }
+        }
+        let end =
+            kind == .event
+            ? capture { () throws(ICalendarError) in try event.end() } ?? nil : nil
+        let dueProperty = kind == .todo ? event.firstProperty(named: "DUE") : nil
+        let dueTime = dueProperty.flatMap { property in
+            capture { () throws(ICalendarError) in try property.dateTime() }
+        }
+        guard errors.isEmpty else { throw Diagnostics(errors) }
+        let allDay = start?.value.isDate ?? dueTime?.value.isDate ?? false
         let zoneForFloating =
-            floatingZone ?? calendarZone.flatMap { TimeZones.isKnown($0) ? $0 : nil }
+            floatingZone ?? calendarZone.flatMap { TimeZones.ianaName(forTZID: $0) }
         func epoch(_ time: ResolvedDateTime, property: String, line: Int?) -> Int64? {
             if let epoch = time.epoch { return epoch }
             if time.value.isDate { return time.value.epochAsUTC }
             let zone = zoneForFloating ?? TimeZones.localName
-            if floatingZone == nil && calendarZone == nil && !warnedFloating {
+            if zoneForFloating == nil && !warnedFloating {
                 warnedFloating = true
                 warnings.append(
                     "line \(line ?? 0): \(property) is a floating time (no zone); read in the local zone \(zone). Use --tz ZONE to choose"
@@ -86,38 +106,65 @@ public final class EventReader {
             }
             return capture { () throws(ICalendarError) in try time.value.epoch(inZone: zone) }
         }
-        let startEpoch = epoch(start, property: "DTSTART", line: startProperty.lineNumber)
+        func epoch(of property: Property) -> Int64? {
+            guard let time = capture({ () throws(ICalendarError) in try property.dateTime() })
+            else { return nil }
+            return epoch(time, property: property.name, line: property.lineNumber)
+        }
+        let startEpoch = start.flatMap {
+            epoch($0, property: "DTSTART", line: startProperty?.lineNumber)
+        }
         var finishEpoch: Int64?
         if let end {
+            let endLine = event.firstProperty(named: "DTEND")?.lineNumber
             if end.value.isDate != allDay {
                 errors.append(
                     ICalendarError(
-                        .invalidValue, line: event.firstProperty(named: "DTEND")?.lineNumber,
+                        .invalidValue, line: endLine,
                         "DTEND is a \(end.value.isDate ? "DATE" : "DATE-TIME") but DTSTART is not"))
             }
-            finishEpoch = epoch(
-                end, property: "DTEND", line: event.firstProperty(named: "DTEND")?.lineNumber)
+            finishEpoch = epoch(end, property: "DTEND", line: endLine)
+            if allDay, let startEpoch, finishEpoch == startEpoch {
+                // Seen in the wild; RFC 5545 wants a later DTEND. Apps show one day.
+                finishEpoch = startEpoch + 86_400
+                warnings.append(
+                    "line \(endLine ?? 0): the all-day event ends on the day it starts; read as lasting one day"
+                )
+            }
+        } else if kind == .todo, let startEpoch {
+            let duration = event.firstProperty(named: "DURATION")
+            finishEpoch = startEpoch + Int64(duration?.duration.seconds ?? 0)
         } else if let startEpoch {
             // RFC 5545 §3.6.1: no DTEND or DURATION means one day for a DATE, an instant otherwise.
             finishEpoch = allDay ? startEpoch + 86_400 : startEpoch
         }
+        let dueEpoch = dueTime.flatMap { epoch($0, property: "DUE", line: dueProperty?.lineNumber) }
 
         // Text.
         var name = event.firstProperty(named: "SUMMARY")?.text ?? ""
         if name.isEmpty {
             name = "(untitled)"
             warnings.append(
-                "the VEVENT of line \(event.lineNumber ?? 0) has no SUMMARY; it was named \(name)")
-        }
-        let description = event.firstProperty(named: "DESCRIPTION")?.text
-        let statusProperty = event.firstProperty(named: "STATUS")
-        let status = statusProperty.flatMap { TaskRecord.Status(rawValue: $0.text.lowercased()) }
-        if let statusProperty, status == nil {
-            warnings.append(
-                "line \(statusProperty.lineNumber ?? 0): STATUS:\(statusProperty.text) is not an event status; left out"
+                "the \(componentName) of line \(event.lineNumber ?? 0) has no SUMMARY; it was named \(name)"
             )
         }
-        let free = event.firstProperty(named: "TRANSP")?.text.uppercased() == "TRANSPARENT"
+        let description = event.firstProperty(named: "DESCRIPTION")?.text
+        var done = false
+        let statusProperty = event.firstProperty(named: "STATUS")
+        var status: TaskRecord.Status?
+        if let statusProperty {
+            let text = statusProperty.text.uppercased()
+            switch (kind, text) {
+            case (.event, "TENTATIVE"): status = .tentative
+            case (.event, "CONFIRMED"): status = .confirmed
+            case (_, "CANCELLED"): status = .cancelled
+            case (.todo, "NEEDS-ACTION"): status = .needsAction
+            case (.todo, "IN-PROCESS"): status = .inProcess
+            case (.todo, "COMPLETED"): done = true
+            default: break
+            }
+        }
+        let free = kind == .event && event.firstProperty(named: "TRANSP")?.text.uppercased() == "TRANSPARENT"
 
         // Attachments and alarms.
         var attachments: [TaskModel.Attachment] = []
@@ -129,7 +176,13 @@ public final class EventReader {
             }
         }
         var alarms: [TaskModel.Alarm] = []
-        for component in event.subcomponents(ofKind: .alarm) {
+        for component in event.subcomponents() {
+            guard component.kind == .alarm else {
+                warnings.append(
+                    "line \(component.lineNumber ?? 0): a \(component.kind) inside a \(componentName) has no place in the task format; it was left out"
+                )
+                continue
+            }
             switch capture({ () throws(ICalendarError) in try self.alarm(from: component) }) {
             case .some(.some(let alarm)): alarms.append(alarm)
             case .some(.none):
@@ -140,13 +193,103 @@ public final class EventReader {
             }
         }
 
-        guard errors.isEmpty, let startEpoch, let finishEpoch else { throw Diagnostics(errors) }
-        let record = TaskRecord(
-            id: id, dateStart: startEpoch, dateFinish: finishEpoch, name: name,
+        // The rest of the event, and verbatim lines for what has no field.
+        var record = TaskRecord(
+            id: id, dateStart: startEpoch ?? 0, dateFinish: finishEpoch ?? 0, name: name,
             description: description,
             uid: uid, allDay: allDay, status: status, free: free, attachments: attachments,
             alarms: alarms)
+        record.kind = kind
+        record.unscheduled = start == nil
+        record.due = dueEpoch
+        record.done = done
+        if let start, !allDay { record.timeZone = start.ianaZone }
+        var seen: Set<String> = []
+        var rdates: [Int64] = []
+        var exdates: [Int64] = []
+        var rule: String?
+        var extra: [String] = []
+        for property in event.properties() {
+            let propertyName = property.name
+            let first = seen.insert(propertyName).inserted
+            if !first && Self.singleProperties.contains(propertyName) {
+                extra.append(property.extraLine)
+                continue
+            }
+            switch propertyName {
+            case "UID", "DTSTART", "DTEND", "SUMMARY", "DESCRIPTION", "STATUS", "TRANSP", "DUE",
+                "DTSTAMP", "ATTACH", "X-LIC-ERROR":
+                // DTSTAMP says when the file was written and is written anew.
+                continue
+            case "DURATION":
+                // A to-do's duration is its finish; an event's went into `end()`.
+                continue
+            case "LOCATION":
+                record.location = property.text
+            case "CATEGORIES":
+                record.categories += property.listText.filter { !$0.isEmpty }
+            case "COLOR":
+                record.color = property.text
+            case "CLASS":
+                if let value = TaskRecord.Classification(rawValue: property.text.lowercased()) {
+                    record.classification = value
+                } else {
+                    extra.append(property.extraLine)
+                }
+            case "URL":
+                record.url = property.text
+            case "ORGANIZER":
+                record.organizer = person(property)
+            case "ATTENDEE":
+                record.attendees.append(person(property))
+            case "RRULE":
+                rule = property.text
+            case "EXDATE" where property.isDateOrDateTime:
+                if let time = epoch(of: property) { exdates.append(time) }
+            case "RDATE" where property.isDateOrDateTime:
+                if let time = epoch(of: property) { rdates.append(time) }
+            case "RECURRENCE-ID":
+                record.recurrenceID = epoch(of: property)
+            default:
+                extra.append(property.extraLine)
+            }
+        }
+        if rule != nil || !rdates.isEmpty {
+            record.recurrence = Recurrence(rule: rule, exdates: exdates, rdates: rdates)
+            if record.timeZone == nil, start?.value.zone != .utc, !allDay, let start,
+                case .tzid(let tzid) = start.value.zone
+            {
+                warnings.append(
+                    "line \(startProperty?.lineNumber ?? 0): the zone '\(tzid)' is defined only in this file; the repeats are counted in UTC"
+                )
+            }
+        } else if !exdates.isEmpty {
+            extra += event.properties(named: "EXDATE").map(\.extraLine)
+        }
+        record.icalExtra = extra
+
+        guard errors.isEmpty, startEpoch != nil || start == nil, finishEpoch != nil || start == nil
+        else { throw Diagnostics(errors) }
         return (record, warnings)
+    }
+
+    /// Properties that occur once; a second one is kept verbatim in `ical_extra`.
+    static let singleProperties: Set<String> = [
+        "UID", "DTSTART", "DTEND", "SUMMARY", "DESCRIPTION", "STATUS", "TRANSP", "DURATION", "DUE",
+        "DTSTAMP", "LOCATION", "COLOR", "CLASS", "URL", "ORGANIZER", "RRULE", "RECURRENCE-ID",
+    ]
+
+    private func person(_ property: Property) -> Person {
+        var name: String?
+        var parameters: [(String, String)] = []
+        for parameter in property.parameters {
+            if parameter.name == "CN" && name == nil {
+                name = parameter.value
+            } else {
+                parameters.append((parameter.name, parameter.value))
+            }
+        }
+        return Person(address: property.text, name: name, parameters: parameters)
     }
 
     private func attachment(from property: Property, id: Int64, index: Int) throws(ICalendarError)
@@ -297,6 +440,7 @@ public struct IDAllocator: Sendable {
     /// Marks a record whose id is still to be given.
     public static let unassigned = Int64.min
     private var highest: Int64 = 0
+    private var series: [String: Int64] = [:]
 
     public init() {}
 
@@ -307,5 +451,24 @@ public struct IDAllocator: Sendable {
     public mutating func next() -> Int64 {
         highest += 1
         return highest
+    }
+
+    /// The id of a repeating series with a foreign UID: fresh the first time, then the same
+    /// for its changed occurrences (`RECURRENCE-ID`). Only series are remembered, so memory
+    /// grows with the number of series, not of events.
+    public mutating func id(forSeries uid: String) -> Int64 {
+        if let known = series[uid] { return known }
+        let fresh = next()
+        series[uid] = fresh
+        return fresh
+    }
+
+    /// A record's id when it has none of its own yet: a series shares one id.
+    public mutating func assign(to record: inout TaskRecord) {
+        if let uid = record.uid, record.recurrence != nil || record.recurrenceID != nil {
+            record.id = id(forSeries: uid)
+        } else {
+            record.id = next()
+        }
     }
 }

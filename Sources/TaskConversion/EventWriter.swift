@@ -8,8 +8,11 @@ public struct EventWriter {
     public var uidScheme: UIDScheme
     /// `DTSTAMP`, Unix seconds: `SOURCE_DATE_EPOCH` when set, so output is reproducible.
     public var timestamp: Int64
-    /// Write times as local times in this IANA zone (`TZID` + `VTIMEZONE`) instead of UTC.
+    /// Write times as local times in this IANA zone (`TZID` + `VTIMEZONE`) instead of UTC,
+    /// for records without a `time_zone` of their own.
     public var zone: String?
+    /// Leave out the records' `ical_extra` lines (`--drop-extra`).
+    public var dropExtra = false
 
     /// The `PRODID` taskcal writes.
     public static let productID = "-//taskcal//taskcal 1.0//EN"
@@ -51,28 +54,136 @@ public struct EventWriter {
         return calendar
     }
 
-    /// The `VEVENT` for `record`; relative attachment `path`s are read from the folder
-    /// `attachmentBase` (that of the file the record came from).
+    /// The zones `record` and its subtasks are written in that the calendar's opening does
+    /// not already define, as IANA names.
+    public func extraZones(for record: TaskRecord) -> [String] {
+        var found: [String] = []
+        func visit(_ record: TaskRecord) {
+            if !record.allDay, let name = record.timeZone.flatMap(TimeZones.ianaName(forTZID:)),
+                name != "UTC", name != zone, !found.contains(name)
+            {
+                found.append(name)
+            }
+            record.subtasks.forEach(visit)
+        }
+        visit(record)
+        return found
+    }
+
+    /// The components for `record`: its `VEVENT` or `VTODO`, then one `VTODO` for each
+    /// subtask (depth first) naming its parent in `RELATED-TO`. Relative attachment `path`s
+    /// are read from the folder `attachmentBase` (that of the file the record came from).
     ///
-    /// - Throws: ``Problem`` when an attachment `path` cannot be read.
-    public func event(for record: TaskRecord, attachmentBase: URL? = nil) throws -> Component {
-        let event = Component(kind: .event)
+    /// - Throws: ``Problem`` when a field cannot be written (an attachment `path` that cannot
+    ///   be read, an unknown zone, a rule libical refuses).
+    public func components(
+        for record: TaskRecord, attachmentBase: URL? = nil
+    ) throws -> [Component] {
+        var result: [Component] = []
+        func add(_ record: TaskRecord, parent: String?, path: String) throws {
+            do {
+                let component = try event(for: record, attachmentBase: attachmentBase)
+                if let parent { component.addProperty("RELATED-TO", .text(parent)) }
+                result.append(component)
+            } catch let problem as Problem where !path.isEmpty {
+                throw problem.nested(in: path)
+            }
+            let uid = record.uid ?? uidScheme.uid(for: record.id)
+            for (index, subtask) in record.subtasks.enumerated() {
+                try add(subtask, parent: uid, path: path + (path.isEmpty ? "" : ".") + "subtasks[\(index)]")
+            }
+        }
+        try add(record, parent: nil, path: "")
+        return result
+    }
+
+    /// The `VEVENT` or `VTODO` for `record` alone (without its subtasks).
+    ///
+    /// - Throws: ``Problem`` when a field cannot be written.
+    public func event(for record: TaskRecord, attachmentBase: URL? = nil) throws -> Component
+    {
+        var zone = self.zone
+        if let name = record.timeZone, !record.allDay {
+            guard let iana = TimeZones.ianaName(forTZID: name) else {
+                throw Problem(
+                    field: "time_zone",
+                    "unknown time zone '\(name)': expected an IANA name such as Europe/Berlin")
+            }
+            zone = iana
+        }
+        func time(_ epoch: Int64) throws -> DateTimeValue {
+            try self.time(epoch, allDay: record.allDay, zone: zone)
+        }
+        let isTodo = record.kind == .todo
+        let event = Component(kind: isTodo ? .todo : .event)
         event.addProperty("UID", .text(record.uid ?? uidScheme.uid(for: record.id)))
         event.addProperty("DTSTAMP", .dateTime(DateTimeValue(utcEpoch: timestamp)))
-        event.addProperty("DTSTART", .dateTime(try time(record.dateStart, allDay: record.allDay)))
-        event.addProperty("DTEND", .dateTime(try time(record.dateFinish, allDay: record.allDay)))
+        if let recurrenceID = record.recurrenceID {
+            event.addProperty("RECURRENCE-ID", .dateTime(try time(recurrenceID)))
+        }
+        if !record.unscheduled {
+            event.addProperty("DTSTART", .dateTime(try time(record.dateStart)))
+        }
+        if isTodo {
+            if let due = record.due {
+                event.addProperty("DUE", .dateTime(try time(due)))
+            } else if !record.unscheduled && record.dateFinish > record.dateStart {
+                event.addProperty(
+                    "DURATION", .duration("PT\(record.dateFinish - record.dateStart)S"))
+            }
+        } else {
+            event.addProperty("DTEND", .dateTime(try time(record.dateFinish)))
+        }
         event.addProperty("SUMMARY", .text(record.name))
         if let description = record.description {
             event.addProperty("DESCRIPTION", .text(description))
         }
         if let status = record.status {
             event.addProperty("STATUS", .literal(status.rawValue.uppercased()))
+        } else if record.done {
+            event.addProperty("STATUS", .literal("COMPLETED"))
         }
         if record.free {
             event.addProperty("TRANSP", .literal("TRANSPARENT"))
         }
+        if let location = record.location { event.addProperty("LOCATION", .text(location)) }
+        for category in record.categories { event.addProperty("CATEGORIES", .text(category)) }
+        if let color = record.color { event.addProperty("COLOR", .text(color)) }
+        if let classification = record.classification {
+            event.addProperty("CLASS", .literal(classification.rawValue.uppercased()))
+        }
+        if let url = record.url { event.addProperty("URL", .uri(url)) }
+        if let organizer = record.organizer {
+            event.add(try person("ORGANIZER", organizer, field: "organizer"))
+        }
+        for (index, attendee) in record.attendees.enumerated() {
+            event.add(try person("ATTENDEE", attendee, field: "attendees[\(index)]"))
+        }
+        if let recurrence = record.recurrence {
+            if let rule = recurrence.rule {
+                if let problem = RecurrenceRule.problem(rule) {
+                    throw Problem(field: "recurrence.rule", problem)
+                }
+                event.addProperty("RRULE", .literal(rule))
+            }
+            for time in recurrence.rdates {
+                event.addProperty("RDATE", .dateTime(try self.time(time, allDay: record.allDay, zone: zone)))
+            }
+            for time in recurrence.exdates {
+                event.addProperty("EXDATE", .dateTime(try self.time(time, allDay: record.allDay, zone: zone)))
+            }
+        }
         for (index, attachment) in record.attachments.enumerated() {
             event.add(try property(for: attachment, index: index, base: attachmentBase))
+        }
+        if !dropExtra {
+            for (index, line) in record.icalExtra.enumerated() {
+                do {
+                    event.add(try Property(contentLine: line))
+                } catch {
+                    throw Problem(field: "ical_extra[\(index)]", error.message)
+                }
+            }
         }
         for alarm in record.alarms {
             event.add(self.alarm(alarm, of: record))
@@ -80,7 +191,22 @@ public struct EventWriter {
         return event
     }
 
-    private func time(_ epoch: Int64, allDay: Bool) throws(ICalendarError) -> DateTimeValue {
+    private func person(_ name: String, _ person: Person, field: String) throws -> Property {
+        var parameters: [Parameter] = []
+        if let cn = person.name { parameters.append(Parameter("CN", cn)) }
+        for (key, value) in person.parameters {
+            let parameter = Parameter(key, value)
+            if let problem = Property.parameterProblem(parameter) {
+                throw Problem(field: "\(field).parameters.\(key)", problem)
+            }
+            parameters.append(parameter)
+        }
+        return Property(name, .calAddress(person.address), parameters: parameters)
+    }
+
+    private func time(_ epoch: Int64, allDay: Bool, zone: String?) throws(ICalendarError)
+        -> DateTimeValue
+    {
         if allDay {
             var value = DateTimeValue(utcEpoch: epoch)
             value.isDate = true

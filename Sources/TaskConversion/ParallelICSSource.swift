@@ -254,7 +254,7 @@ final class ParallelICSSource: RecordSource {
                 switch item {
                 case .record(var record, let line):
                     if record.id == IDAllocator.unassigned {
-                        record.id = ids.next()
+                        ids.assign(to: &record)
                     } else {
                         ids.saw(record.id)
                     }
@@ -304,7 +304,7 @@ final class ParallelICSSource: RecordSource {
             guard let item else { return result }
             switch item {
             case .failed(let kind, let line, let errors):
-                if kind != .event && kind != .timeZone {
+                if kind != .event && kind != .todo && kind != .timeZone {
                     result.warnings.append("line \(line): a \(kind) with errors was skipped")
                     continue
                 }
@@ -315,9 +315,9 @@ final class ParallelICSSource: RecordSource {
                                 .error, Location(file: path, line: $0.line ?? line), $0.message)
                         }))
             case .component(let component):
-                guard component.kind == .event else {
+                guard component.kind == .event || component.kind == .todo else {
                     result.warnings.append(
-                        "line \(component.lineNumber ?? 0): \(component.kind) is not converted: the task format holds events (VEVENT)"
+                        "line \(component.lineNumber ?? 0): \(component.kind) is not converted: the task format holds events (VEVENT) and to-dos (VTODO)"
                     )
                     continue
                 }

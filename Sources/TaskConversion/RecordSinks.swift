@@ -97,6 +97,7 @@ final class ICSRecordSink: RecordSink {
     private let output: OutputFile
     private let writer: EventWriter
     private var buffer: [UInt8] = []
+    private var zonesWritten: Set<String> = []
 
     init(_ output: OutputFile, writer: EventWriter) throws(Diagnostic) {
         self.output = output
@@ -116,23 +117,31 @@ final class ICSRecordSink: RecordSink {
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
-        let event: Component
+        var components: [Component]
         do {
             let base =
                 location.file == "-"
                 ? nil : URL(fileURLWithPath: location.file).deletingLastPathComponent()
-            event = try writer.event(for: record, attachmentBase: base)
+            components = try writer.components(for: record, attachmentBase: base)
+            // A zone first used here is defined here, before the events that need it.
+            let zones = writer.extraZones(for: record).filter { !zonesWritten.contains($0) }
+            for zone in zones {
+                components.insert(try TimeZones.vtimezone(named: zone), at: 0)
+                zonesWritten.insert(zone)
+            }
         } catch let problem as Problem {
             throw Diagnostic(
                 .error,
                 Location(
                     file: location.file, line: location.line, index: location.index,
                     field: problem.field), problem.message)
+        } catch let error as ICalendarError {
+            throw Diagnostic(.error, location, error.message)
         } catch {
             throw Diagnostic(.error, location, "\(error)")
         }
         buffer.removeAll(keepingCapacity: true)
-        event.serialize(into: &buffer)
+        for component in components { component.serialize(into: &buffer) }
         try output.write(bytes: buffer)
     }
 

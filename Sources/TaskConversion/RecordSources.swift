@@ -211,7 +211,7 @@ final class ICSRecordSource: RecordSource {
             case nil:
                 return nil
             case .failed(let kind, let line, let errors)?:
-                if kind != .event && kind != .timeZone {
+                if kind != .event && kind != .todo && kind != .timeZone {
                     warnings.append(
                         Diagnostic(
                             .warning, Location(file: path, line: line),
@@ -223,11 +223,11 @@ final class ICSRecordSource: RecordSource {
                         Diagnostic(.error, Location(file: path, line: $0.line ?? line), $0.message)
                     })
             case .component(let component)?:
-                guard component.kind == .event else {
+                guard component.kind == .event || component.kind == .todo else {
                     warnings.append(
                         Diagnostic(
                             .warning, Location(file: path, line: component.lineNumber),
-                            "\(component.kind) is not converted: the task format holds events (VEVENT)"
+                            "\(component.kind) is not converted: the task format holds events (VEVENT) and to-dos (VTODO)"
                         ))
                     continue
                 }

@@ -17,7 +17,7 @@ public struct Problem: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// This problem inside `parent` (`alarms[0]` + `trigger` is `alarms[0].trigger`).
-    func nested(in parent: String) -> Problem {
+    public func nested(in parent: String) -> Problem {
         if field.isEmpty { return Problem(field: parent, message) }
         if field.hasPrefix("[") { return Problem(field: parent + field, message) }
         return Problem(field: "\(parent).\(field)", message)

@@ -152,6 +152,56 @@ struct Fields {
         return result
     }
 
+    /// One of an enumeration's raw values, case-insensitive.
+    func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ type: T.Type, what: String)
+        throws -> T where T.RawValue == String
+    {
+        let text = try string(name)
+        guard let value = T(rawValue: text.lowercased()) else {
+            let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw Problem(field: "", "'\(text)' is not \(what); expected one of \(expected)")
+        }
+        return value
+    }
+
+    /// A nested object, its problems reported under this field.
+    func object<T>(_ name: String, _ read: @escaping (any Decoder) throws -> T) throws -> T {
+        let decoded = try container.decode(Element<T>.self, forKey: FieldKey(name), configuration: read)
+        if !decoded.problems.isEmpty { throw RecordProblems(decoded.problems) }
+        return decoded.value!
+    }
+
+    /// An array of Unix-seconds timestamps (strings or numbers).
+    func timestamps(_ name: String) throws -> [Int64] {
+        var nested: UnkeyedDecodingContainer
+        do {
+            nested = try container.nestedUnkeyedContainer(forKey: FieldKey(name))
+        } catch {
+            throw Problem(field: "", "expected an array of Unix seconds")
+        }
+        var result: [Int64] = []
+        var problems: [Problem] = []
+        while !nested.isAtEnd {
+            let index = nested.currentIndex
+            var value: Int64?
+            if let text = try? nested.decode(String.self) {
+                value = Timestamp.parse(text)
+            } else if let number = try? nested.decode(Int64.self) {
+                value = number
+            } else if (try? nested.decode(EmptyValue.self)) == nil {
+                break
+            }
+            if let value {
+                result.append(value)
+            } else {
+                problems.append(
+                    Problem(field: "[\(index)]", "expected Unix seconds such as \"147600000\""))
+            }
+        }
+        if !problems.isEmpty { throw RecordProblems(problems) }
+        return result
+    }
+
     func strings(_ name: String) throws -> [String] {
         do {
             return try container.decode([String].self, forKey: FieldKey(name))
@@ -159,6 +209,11 @@ struct Fields {
             throw Problem(field: "", "expected an array of strings")
         }
     }
+}
+
+/// Skips one value of any shape.
+private struct EmptyValue: Decodable {
+    init(from decoder: any Decoder) throws {}
 }
 
 /// One array element decoded with problems collected rather than thrown.
@@ -198,40 +253,109 @@ public enum Timestamp {
 
 extension TaskRecord: Decodable {
     static let fields: Set<String> = [
-        "id", "date_start", "date_finish", "name", "description", "uid", "all_day", "status",
-        "free",
-        "attachments", "alarms",
+        "id", "date_start", "date_finish", "name", "kind", "description", "uid", "recurrence_id",
+        "all_day", "time_zone", "due", "done", "status", "free", "location", "categories",
+        "color", "class", "url", "organizer", "attendees", "recurrence", "attachments", "alarms",
+        "subtasks", "ical_extra",
     ]
 
     /// Decodes a record, reporting every problem of the record at once (as
     /// ``RecordProblems``), including unknown fields, which are never silently dropped.
     public init(from decoder: any Decoder) throws {
         var reader = try FieldReader(decoder, known: Self.fields, what: "a task record")
+        let kind =
+            reader.optional("kind") { fields, name -> Kind? in
+                try fields.choice(name, Kind.self, what: "a kind")
+            } ?? .event
         let id = reader.required("id") { try $0.integer($1) }
-        let start = reader.required("date_start") { try $0.timestamp($1) }
-        let finish = reader.required("date_finish") { try $0.timestamp($1) }
+        // A to-do need not be scheduled: it may leave out both times.
+        let unscheduled = kind == .todo && !reader.has("date_start") && !reader.has("date_finish")
+        let start = unscheduled ? 0 : reader.required("date_start") { try $0.timestamp($1) }
+        let finish = unscheduled ? 0 : reader.required("date_finish") { try $0.timestamp($1) }
         let name = reader.required("name") { try $0.string($1) }
         let description = reader.optional("description") { try $0.string($1) }
         let uid = reader.optional("uid") { try $0.string($1) }
+        let recurrenceID = reader.optional("recurrence_id") { try $0.timestamp($1) }
         let allDay = reader.optional("all_day") { try $0.bool($1) }
-        let statuses = Status.allCases.map(\.rawValue).joined(separator: ", ")
+        let timeZone = reader.optional("time_zone") { try $0.string($1) }
+        let due = reader.optional("due") { try $0.timestamp($1) }
+        let done = reader.optional("done") { try $0.bool($1) }
         let status = reader.optional("status") { fields, name -> Status? in
-            let text = try fields.string(name)
-            guard let status = Status(rawValue: text.lowercased()) else {
-                throw Problem(field: "", "'\(text)' is not a status; expected one of \(statuses)")
-            }
-            return status
+            try fields.choice(name, Status.self, what: "a status")
         }
         let free = reader.optional("free") { try $0.bool($1) }
+        let location = reader.optional("location") { try $0.string($1) }
+        let categories = reader.optional("categories") { try $0.strings($1) }
+        let color = reader.optional("color") { try $0.string($1) }
+        let classification = reader.optional("class") { fields, name -> Classification? in
+            try fields.choice(name, Classification.self, what: "a class")
+        }
+        let url = reader.optional("url") { try $0.string($1) }
+        let organizer = reader.optional("organizer") { try $0.object($1, Person.init(from:)) }
+        let attendees = reader.optional("attendees") { try $0.array($1, Person.init(from:)) }
+        let recurrence = reader.optional("recurrence") {
+            try $0.object($1, Recurrence.init(from:))
+        }
         let attachments = reader.optional("attachments") {
             try $0.array($1, Attachment.init(from:))
         }
         let alarms = reader.optional("alarms") { try $0.array($1, Alarm.init(from:)) }
+        let subtasks = reader.optional("subtasks") { try $0.array($1, TaskRecord.init(from:)) }
+        let extra = reader.optional("ical_extra") { try $0.strings($1) }
         try reader.finish()
         self.init(
             id: id!, dateStart: start!, dateFinish: finish!, name: name!, description: description,
             uid: uid, allDay: allDay ?? false, status: status, free: free ?? false,
             attachments: attachments ?? [], alarms: alarms ?? [])
+        self.kind = kind
+        self.unscheduled = unscheduled
+        self.recurrenceID = recurrenceID
+        self.timeZone = timeZone
+        self.due = due
+        self.done = done ?? false
+        self.location = location
+        self.categories = categories ?? []
+        self.color = color
+        self.classification = classification
+        self.url = url
+        self.organizer = organizer
+        self.attendees = attendees ?? []
+        self.recurrence = recurrence
+        self.subtasks = subtasks ?? []
+        self.icalExtra = extra ?? []
+    }
+}
+
+extension Person {
+    static let fields: Set<String> = ["address", "name", "parameters"]
+
+    init(from decoder: any Decoder) throws {
+        var reader = try FieldReader(decoder, known: Self.fields, what: "a person")
+        let address = reader.required("address") { try $0.string($1) }
+        let name = reader.optional("name") { try $0.string($1) }
+        let parameters = reader.optional("parameters") { fields, name -> [String: String]? in
+            do {
+                return try fields.container.decode([String: String].self, forKey: FieldKey(name))
+            } catch {
+                throw Problem(field: "", "expected an object of parameter names and string values")
+            }
+        }
+        try reader.finish()
+        self.init(
+            address: address!, name: name, parameters: (parameters ?? [:]).map { ($0.key, $0.value) })
+    }
+}
+
+extension Recurrence {
+    static let fields: Set<String> = ["rule", "exdates", "rdates"]
+
+    init(from decoder: any Decoder) throws {
+        var reader = try FieldReader(decoder, known: Self.fields, what: "a recurrence")
+        let rule = reader.optional("rule") { try $0.string($1) }
+        let exdates = reader.optional("exdates") { try $0.timestamps($1) }
+        let rdates = reader.optional("rdates") { try $0.timestamps($1) }
+        try reader.finish()
+        self.init(rule: rule, exdates: exdates ?? [], rdates: rdates ?? [])
     }
 }
 

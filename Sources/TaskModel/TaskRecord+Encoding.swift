@@ -6,16 +6,48 @@ extension TaskRecord {
     /// identical bytes.
     public var jsonLine: String {
         var writer = JSONWriter()
+        write(to: &writer)
+        return writer.text
+    }
+
+    func write(to writer: inout JSONWriter) {
         writer.begin()
         writer.field("id", number: id)
-        writer.field("date_start", string: String(dateStart))
-        writer.field("date_finish", string: String(dateFinish))
+        if !unscheduled {
+            writer.field("date_start", string: String(dateStart))
+            writer.field("date_finish", string: String(dateFinish))
+        }
         writer.field("name", string: name)
+        if kind != .event { writer.field("kind", string: kind.rawValue) }
         if let description { writer.field("description", string: description) }
         if let uid { writer.field("uid", string: uid) }
+        if let recurrenceID { writer.field("recurrence_id", string: String(recurrenceID)) }
         if allDay { writer.field("all_day", bool: true) }
+        if let timeZone { writer.field("time_zone", string: timeZone) }
+        if let due { writer.field("due", string: String(due)) }
+        if done { writer.field("done", bool: true) }
         if let status { writer.field("status", string: status.rawValue) }
         if free { writer.field("free", bool: true) }
+        if let location { writer.field("location", string: location) }
+        if !categories.isEmpty {
+            writer.key("categories")
+            writer.array(categories) { writer, category in writer.string(category) }
+        }
+        if let color { writer.field("color", string: color) }
+        if let classification { writer.field("class", string: classification.rawValue) }
+        if let url { writer.field("url", string: url) }
+        if let organizer {
+            writer.key("organizer")
+            organizer.write(to: &writer)
+        }
+        if !attendees.isEmpty {
+            writer.key("attendees")
+            writer.array(attendees) { writer, person in person.write(to: &writer) }
+        }
+        if let recurrence {
+            writer.key("recurrence")
+            recurrence.write(to: &writer)
+        }
         if !attachments.isEmpty {
             writer.key("attachments")
             writer.array(attachments) { writer, attachment in attachment.write(to: &writer) }
@@ -24,8 +56,46 @@ extension TaskRecord {
             writer.key("alarms")
             writer.array(alarms) { writer, alarm in alarm.write(to: &writer) }
         }
+        if !subtasks.isEmpty {
+            writer.key("subtasks")
+            writer.array(subtasks) { writer, subtask in subtask.write(to: &writer) }
+        }
+        if !icalExtra.isEmpty {
+            writer.key("ical_extra")
+            writer.array(icalExtra) { writer, line in writer.string(line) }
+        }
         writer.end()
-        return writer.text
+    }
+}
+
+extension Person {
+    func write(to writer: inout JSONWriter) {
+        writer.begin()
+        writer.field("address", string: address)
+        if let name { writer.field("name", string: name) }
+        if !parameters.isEmpty {
+            writer.key("parameters")
+            writer.begin()
+            for parameter in parameters { writer.field(parameter.name, string: parameter.value) }
+            writer.end()
+        }
+        writer.end()
+    }
+}
+
+extension Recurrence {
+    func write(to writer: inout JSONWriter) {
+        writer.begin()
+        if let rule { writer.field("rule", string: rule) }
+        if !exdates.isEmpty {
+            writer.key("exdates")
+            writer.array(exdates) { writer, time in writer.string(String(time)) }
+        }
+        if !rdates.isEmpty {
+            writer.key("rdates")
+            writer.array(rdates) { writer, time in writer.string(String(time)) }
+        }
+        writer.end()
     }
 }
 

@@ -18,13 +18,17 @@ extension TaskRecord {
                     "\(dateFinish) is before date_start \(dateStart); the end must not precede the start"
                 ))
         }
-        if allDay {
+        if allDay && unscheduled {
+            if let due, due % 86_400 != 0 {
+                found.append(Problem(field: "due", "an all-day to-do is due at midnight UTC (a multiple of 86400)"))
+            }
+        } else if allDay {
             if dateStart % 86_400 != 0 || dateFinish % 86_400 != 0 {
                 found.append(
                     Problem(
                         field: "all_day",
                         "an all-day record starts and ends at midnight UTC (multiples of 86400)"))
-            } else if dateFinish == dateStart {
+            } else if dateFinish == dateStart && kind == .event {
                 found.append(
                     Problem(
                         field: "date_finish",
@@ -44,6 +48,123 @@ extension TaskRecord {
         }
         for (index, alarm) in alarms.enumerated() {
             found += alarm.problems.map { $0.nested(in: "alarms[\(index)]") }
+        }
+        found += calendarProblems
+        return found
+    }
+
+    /// The rules of the fields that calendar apps add: kinds, to-dos, people, recurrence.
+    private var calendarProblems: [Problem] {
+        var found: [Problem] = []
+        switch kind {
+        case .event:
+            if due != nil { found.append(Problem(field: "due", "only a to-do has a due time")) }
+            if done { found.append(Problem(field: "done", "only a to-do can be done")) }
+            if !subtasks.isEmpty {
+                found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
+            }
+            if let status, status == .needsAction || status == .inProcess {
+                found.append(
+                    Problem(
+                        field: "status",
+                        "'\(status.rawValue)' is a to-do status; an event is tentative, confirmed or cancelled"
+                    ))
+            }
+        case .todo:
+            if let status, status == .tentative || status == .confirmed {
+                found.append(
+                    Problem(
+                        field: "status",
+                        "'\(status.rawValue)' is an event status; a to-do is needs-action, in-process or cancelled (or done)"
+                    ))
+            }
+            if free { found.append(Problem(field: "free", "a to-do blocks no time anyway")) }
+            if let due, !Timestamp.range.contains(due) {
+                found.append(Problem(field: "due", "\(due) is outside the years 0001–9999"))
+            }
+            if let due, !unscheduled, dateFinish != dateStart, dateFinish != due {
+                // RFC 5545 §3.6.2: a VTODO has DUE or DURATION, not both.
+                found.append(
+                    Problem(
+                        field: "date_finish",
+                        "a to-do with a due time ends at its start or at its due time; iCalendar cannot carry a third time"
+                    ))
+            }
+            if let due, !unscheduled, due < dateStart {
+                found.append(Problem(field: "due", "\(due) is before date_start \(dateStart)"))
+            }
+            if unscheduled && (recurrence != nil || recurrenceID != nil) {
+                found.append(
+                    Problem(field: "recurrence", "a to-do without date_start cannot repeat"))
+            }
+            for (index, subtask) in subtasks.enumerated() {
+                let nested = subtask.problems.map { $0.nested(in: "subtasks[\(index)]") }
+                found += nested
+                if subtask.kind != .todo {
+                    found.append(
+                        Problem(field: "subtasks[\(index)].kind", "a subtask is a to-do"))
+                }
+            }
+        }
+        if let timeZone, timeZone.isEmpty || timeZone.contains(where: { $0.isWhitespace && $0 != " " }) {
+            found.append(Problem(field: "time_zone", "'\(timeZone)' is not a zone name such as Europe/Berlin"))
+        }
+        if let location { found += Self.textProblems(location, field: "location") }
+        for (index, category) in categories.enumerated() {
+            if category.isEmpty {
+                found.append(Problem(field: "categories[\(index)]", "is empty"))
+            }
+            found += Self.textProblems(
+                category, field: "categories[\(index)]", allowLineBreaks: false)
+        }
+        if let color, color.isEmpty || !color.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "#") }) {
+            found.append(
+                Problem(field: "color", "'\(color)' is not a CSS colour name such as turquoise"))
+        }
+        if let url, !url.contains(":") || url.contains(where: { $0.isWhitespace }) {
+            found.append(Problem(field: "url", "'\(url.prefix(60))' is not a URI"))
+        }
+        if let organizer { found += organizer.problems.map { $0.nested(in: "organizer") } }
+        for (index, attendee) in attendees.enumerated() {
+            found += attendee.problems.map { $0.nested(in: "attendees[\(index)]") }
+        }
+        if let recurrence {
+            if recurrence.rule == nil && recurrence.rdates.isEmpty {
+                found.append(Problem(field: "recurrence", "needs a rule or rdates"))
+            }
+            if let rule = recurrence.rule, !rule.uppercased().contains("FREQ=") {
+                found.append(
+                    Problem(
+                        field: "recurrence.rule",
+                        "'\(rule.prefix(60))' is not an RFC 5545 rule such as FREQ=WEEKLY;BYDAY=MO,WE"))
+            }
+            if recurrenceID != nil {
+                found.append(
+                    Problem(
+                        field: "recurrence",
+                        "a changed occurrence (recurrence_id) does not repeat itself"))
+            }
+            for (field, times) in [("exdates", recurrence.exdates), ("rdates", recurrence.rdates)] {
+                for (index, time) in times.enumerated() where !Timestamp.range.contains(time) {
+                    found.append(
+                        Problem(
+                            field: "recurrence.\(field)[\(index)]",
+                            "\(time) is outside the years 0001–9999"))
+                }
+            }
+        }
+        if let recurrenceID, !Timestamp.range.contains(recurrenceID) {
+            found.append(
+                Problem(field: "recurrence_id", "\(recurrenceID) is outside the years 0001–9999"))
+        }
+        for (index, line) in icalExtra.enumerated() {
+            if !line.contains(":") || line.hasPrefix("BEGIN:") || line.hasPrefix("END:") {
+                found.append(
+                    Problem(
+                        field: "ical_extra[\(index)]",
+                        "'\(line.prefix(60))' is not an iCalendar content line such as X-NAME:value"))
+            }
+            found += Self.textProblems(line, field: "ical_extra[\(index)]", allowLineBreaks: false)
         }
         return found
     }
@@ -68,6 +189,30 @@ extension TaskRecord {
             }
         }
         return []
+    }
+}
+
+extension Person {
+    var problems: [Problem] {
+        var found: [Problem] = []
+        if !address.contains(":") || address.contains(where: { $0.isNewline }) {
+            found.append(
+                Problem(field: "address", "'\(address.prefix(60))' is not a URI; write mailto:\(address.prefix(60))"))
+        }
+        if let name {
+            found += TaskRecord.textProblems(name, field: "name", allowLineBreaks: false)
+        }
+        for parameter in parameters {
+            if parameter.name.isEmpty || !parameter.name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
+                found.append(Problem(field: "parameters", "'\(parameter.name)' is not a parameter name"))
+            }
+            if parameter.value.contains("\"") {
+                found.append(Problem(field: "parameters.\(parameter.name)", "a parameter value cannot contain a double quote"))
+            }
+            found += TaskRecord.textProblems(
+                parameter.value, field: "parameters.\(parameter.name)", allowLineBreaks: false)
+        }
+        return found
     }
 }
 

@@ -34,6 +34,42 @@ public struct TaskRecord: Sendable, Hashable {
     /// Reminders.
     public var alarms: [Alarm]
 
+    /// An event (`VEVENT`, the default) or a to-do (`VTODO`).
+    public var kind: Kind = .event
+    /// A to-do with no start (`VTODO` without `DTSTART`): ``dateStart`` and ``dateFinish`` are
+    /// zero and mean nothing, and JSON leaves them out.
+    public var unscheduled = false
+    /// A to-do's deadline (`DUE`), Unix seconds.
+    public var due: Int64?
+    /// A to-do that is finished (`STATUS:COMPLETED`).
+    public var done = false
+    /// A to-do's own to-dos (children that name it in `RELATED-TO`).
+    public var subtasks: [TaskRecord] = []
+    /// The IANA zone the entry was planned in (`DTSTART;TZID=…`); recurrences step in it.
+    public var timeZone: String?
+    /// Where (`LOCATION`).
+    public var location: String?
+    /// Tags (`CATEGORIES`).
+    public var categories: [String] = []
+    /// A CSS colour name (RFC 7986 `COLOR`).
+    public var color: String?
+    /// Who may see it (`CLASS`).
+    public var classification: Classification?
+    /// A link to more about it (`URL`).
+    public var url: String?
+    /// Who organises it (`ORGANIZER`).
+    public var organizer: Person?
+    /// Who takes part (`ATTENDEE`).
+    public var attendees: [Person] = []
+    /// How the entry repeats (`RRULE`, `EXDATE`, `RDATE`).
+    public var recurrence: Recurrence?
+    /// For one changed occurrence of a repeating entry (`RECURRENCE-ID`): the start, Unix
+    /// seconds, that the occurrence had before it was changed. It shares the series' `uid`.
+    public var recurrenceID: Int64?
+    /// iCalendar content lines the task format has no field for, kept verbatim so that
+    /// .ics → JSON → .ics loses nothing (`X-GOOGLE-CONFERENCE:…`, `SEQUENCE:2`, …).
+    public var icalExtra: [String] = []
+
     /// Creates a record.
     public init(
         id: Int64, dateStart: Int64, dateFinish: Int64, name: String, description: String? = nil,
@@ -56,14 +92,19 @@ public struct TaskRecord: Sendable, Hashable {
 }
 
 extension TaskRecord {
-    /// Whether an entry happens as planned (iCalendar `STATUS` of an event).
+    /// Whether an entry happens as planned (iCalendar `STATUS`): `tentative` and `confirmed`
+    /// for events, `needs-action` and `in-process` for to-dos (a finished to-do is `done`),
+    /// `cancelled` for both.
     public enum Status: String, Sendable, Hashable, CaseIterable {
         case tentative, confirmed, cancelled
+        case needsAction = "needs-action"
+        case inProcess = "in-process"
     }
 
-    /// Whether the entry takes up its time: not cancelled, not free, not zero-length.
+    /// Whether the entry takes up its time: an event, not cancelled, not free, not
+    /// zero-length. To-dos are things to do, not slots in the diary, and block nothing.
     public var occupiesTime: Bool {
-        status != .cancelled && !free && dateFinish > dateStart
+        kind == .event && status != .cancelled && !free && dateFinish > dateStart
     }
 }
 
