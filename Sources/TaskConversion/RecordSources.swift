@@ -34,6 +34,10 @@ public struct ReadOptions: Sendable {
     public var parallelMinimumBytes = 8 << 20
     /// Components per batch when parsing in parallel.
     public var parallelBatchSize = 1000
+    /// Give repeating records as their occurrences in a window (`--expand`).
+    public var expansion: Expansion?
+    /// Leave out `ical_extra` lines (`--drop-extra`).
+    public var dropExtra = false
 
     /// Creates options.
     public init(
@@ -51,6 +55,14 @@ public struct ReadOptions: Sendable {
 public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagnostic)
     -> any RecordSource
 {
+    let source = try openPlainSource(path, options: options)
+    if options.expansion == nil && !options.dropExtra { return source }
+    return ReshapingSource(source, expansion: options.expansion, dropExtra: options.dropExtra)
+}
+
+private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagnostic)
+    -> any RecordSource
+{
     let location = Location(file: path)
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
@@ -59,16 +71,19 @@ public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagno
         )
     }
     switch format {
-    case .json: return try JSONRecordSource(path: path)
-    case .ndjson: return try NDJSONRecordSource(path: path)
+    case .json: return CalendarCheckSource(try JSONRecordSource(path: path))
+    case .ndjson: return CalendarCheckSource(try NDJSONRecordSource(path: path))
     case .ics:
         if options.parallelism > 1, path != "-",
             let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int,
             size >= options.parallelMinimumBytes
         {
-            return try ParallelICSSource(path: path, options: options, workers: options.parallelism)
+            return SubtaskNestingSource(
+                try ParallelICSSource(path: path, options: options, workers: options.parallelism),
+                uidScheme: options.uidScheme)
         }
-        return try ICSRecordSource(path: path, options: options)
+        return SubtaskNestingSource(
+            try ICSRecordSource(path: path, options: options), uidScheme: options.uidScheme)
     }
 }
 

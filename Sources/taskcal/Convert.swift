@@ -21,6 +21,11 @@ struct Convert: ParsableCommand {
               taskcal convert big.ndjson -o big.ics          (streamed, flat memory)
               cat tasks.json | taskcal convert - --from json --to ics > tasks.ics
               taskcal convert mail.ics -o mail.json --extract-attachments files/
+              taskcal convert team.ics -o december.json --expand 2026-12-01..2027-01-01
+
+            Calendar apps' exports come in whole: zones (Outlook's Windows names too),
+            all-day events, recurrence with exceptions and changed occurrences, to-dos
+            with subtasks, people, and every other property verbatim in ical_extra.
 
             DTSTAMP is the time of conversion, or SOURCE_DATE_EPOCH when it is set, so the
             same input gives byte-identical output.
@@ -89,11 +94,41 @@ struct Convert: ParsableCommand {
     )
     var extractAttachments: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write each occurrence of repeating entries in this window as its own record.",
+            discussion:
+                "FROM..TO, each Unix seconds or ISO 8601 (2026-12-01, 2026-12-01T09:00, …Z, …+01:00), dates and local times in --tz (default: local). Occurrences overlapping the window are kept; exceptions (EXDATE) are removed and changed occurrences (RECURRENCE-ID) applied. Each occurrence keeps the series' id and uid and gets recurrence_id, its original start. Entries that do not repeat are kept when they overlap the window.",
+            valueName: "from..to"))
+    var expand: String?
+
+    @Flag(
+        help:
+            "Leave out the .ics lines the task format has no field for (ical_extra), reading and writing."
+    )
+    var dropExtra = false
+
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
 
+    /// The `--expand` window.
+    var expansion: Expansion? {
+        guard let expand else { return nil }
+        let parts = expand.components(separatedBy: "..")
+        let time = Zone.time(tz)
+        guard parts.count == 2, let from = time.parse(parts[0]), let to = time.parse(parts[1]),
+            from < to
+        else { return nil }
+        return Expansion(window: from..<to, uidScheme: UIDScheme(domain: uidDomain))
+    }
+
     func validate() throws {
         try Zone.validate(tz)
+        if expand != nil && expansion == nil {
+            throw ValidationError(
+                "--expand '\(expand ?? "")' is not a window FROM..TO such as 2026-12-01..2027-01-01 (FROM before TO; Unix seconds or ISO 8601)"
+            )
+        }
         if inputs.contains("-") && from == nil {
             throw ValidationError("reading standard input needs --from json|ndjson|ics")
         }
@@ -136,6 +171,8 @@ struct Convert: ParsableCommand {
             format: from, uidScheme: scheme, floatingZone: tz, extraction: extraction)
         // A large .ics input is parsed on --jobs threads (outputs are the same as on one).
         read.parallelism = jobs
+        read.expansion = expansion
+        read.dropExtra = dropExtra
         let write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
         let report = Converter.convert(inputs: inputs, output: output, read: read, write: write)
         Console.show(report, quiet: quiet)
@@ -210,8 +247,11 @@ struct Validate: ParsableCommand {
 extension Convert {
     func runBatch(into directory: String) throws {
         let scheme = UIDScheme(domain: uidDomain)
+        var read = ReadOptions(format: from, uidScheme: scheme, floatingZone: tz)
+        read.expansion = expansion
+        read.dropExtra = dropExtra
         let batch = BatchConverter(
-            read: ReadOptions(format: from, uidScheme: scheme, floatingZone: tz),
+            read: read,
             write: WriteOptions(uidScheme: scheme, zone: tz), format: to, jobs: jobs, force: force,
             failFast: failFast)
         let (jobs, problems) = batch.plan(inputs: inputs, into: directory)

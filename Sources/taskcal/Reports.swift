@@ -34,9 +34,33 @@ struct ReportInputs: ParsableArguments {
     )
     var store: String?
 
-    /// Reads every record of `inputs` (or of the diary, with --store) into `body`; on any
-    /// problem prints them and exits 2.
-    func read(_ inputs: [String], _ body: (TaskRecord, Location) -> Void) throws {
+    /// Reads every scheduled record of `inputs` (or of the diary, with --store) into `body`,
+    /// repeating ones as their occurrences in `window` (default: from the first start to a
+    /// year past the last); on any problem prints them and exits 2.
+    func read(
+        _ inputs: [String], window: Range<Int64>?, _ body: (TaskRecord, Location) -> Void
+    ) throws {
+        var items: [(TaskRecord, Location)] = []
+        try readAll(inputs) { record, location in
+            if !record.unscheduled { items.append((record, location)) }
+        }
+        guard items.contains(where: { $0.0.recurrence != nil || $0.0.recurrenceID != nil }) else {
+            for (record, location) in items { body(record, location) }
+            return
+        }
+        // Two days of margin: all-day dates are UTC midnights, the window is local time.
+        let margin: Int64 = 2 * 86_400
+        let expansion = Expansion(
+            window: window.map {
+                max($0.lowerBound, Timestamp.range.lowerBound + margin) - margin..<min(
+                    $0.upperBound, Timestamp.range.upperBound - margin) + margin
+            } ?? Expansion.defaultWindow(for: items.map(\.0)))
+        let (occurrences, warnings) = expansion.expand(items)
+        if format != .json { warnings.forEach(Console.note) }
+        for (record, location) in occurrences { body(record, location) }
+    }
+
+    private func readAll(_ inputs: [String], _ body: (TaskRecord, Location) -> Void) throws {
         if let store {
             guard inputs.isEmpty else {
                 throw ValidationError("give either task files or --store, not both")
@@ -121,7 +145,13 @@ struct Overlaps: ParsableCommand {
         let started = clock.now
         var entries: [ReportEntry] = []
         let time = options.time
-        try options.read(inputs) { record, location in
+        var expansionWindow: Range<Int64>?
+        if from != nil || to != nil {
+            expansionWindow =
+                (from.flatMap(time.parse) ?? Timestamp.range.lowerBound)..<(to.flatMap(time.parse)
+                ?? Timestamp.range.upperBound)
+        }
+        try options.read(inputs, window: expansionWindow) { record, location in
             if includeFree || record.occupiesTime || record.dateFinish == record.dateStart {
                 entries.append(ReportEntry(record, source: location, time: time))
             }
@@ -178,7 +208,7 @@ struct Agenda: ParsableCommand {
         let (day, inputs) = try Self.split(arguments, time: time)
         let span = time.span(of: day)
         var records: [TaskRecord] = []
-        try options.read(inputs) { record, _ in
+        try options.read(inputs, window: span.start..<span.finish) { record, _ in
             let entry = time.occupied(by: record)
             if entry.overlaps(span)
                 || (entry.isEmpty && entry.start >= span.start && entry.start < span.finish)
@@ -251,7 +281,12 @@ struct Month: ParsableCommand {
             inputs.removeFirst()
         }
         var spans: [TimeSpan] = []
-        try options.read(inputs) { record, _ in
+        let first = time.epoch(LocalTime.Day(year: year, month: month, day: 1))
+        let last = time.epoch(
+            month == 12
+                ? LocalTime.Day(year: year + 1, month: 1, day: 1)
+                : LocalTime.Day(year: year, month: month + 1, day: 1))
+        try options.read(inputs, window: first..<last) { record, _ in
             spans.append(time.occupied(by: record))
         }
         let view = MonthView(year: year, month: month, time: time, records: spans, today: today)

@@ -1,0 +1,150 @@
+import ICalendar
+import TaskModel
+
+/// Turns repeating records into their occurrences inside a window: the rule's dates, plus
+/// `rdates`, minus `exdates`, with changed occurrences (`recurrence_id`) in place of the
+/// ones they change.
+public struct Expansion: Sendable {
+    /// The half-open window, Unix seconds: an occurrence is in it when it overlaps it (an
+    /// occurrence of no length, when it starts in it).
+    public var window: Range<Int64>
+    /// Most occurrences one series gives; past it the series is cut short with a warning.
+    public var limit: Int
+    /// UIDs derived from ids, to match changed occurrences to their series.
+    public var uidScheme: UIDScheme
+
+    /// Creates an expansion over `window`.
+    public init(window: Range<Int64>, limit: Int = 100_000, uidScheme: UIDScheme = UIDScheme()) {
+        self.window = window
+        self.limit = limit
+        self.uidScheme = uidScheme
+    }
+
+    /// What an expansion gives: the occurrences and warnings (series cut short).
+    public struct Result: Sendable {
+        public var records: [TaskRecord] = []
+        public var warnings: [String] = []
+
+        public init(records: [TaskRecord] = [], warnings: [String] = []) {
+            self.records = records
+            self.warnings = warnings
+        }
+    }
+
+    /// Every record in the window, repeating ones as one record an occurrence (each with
+    /// `recurrence_id` set to the start the rule gave it and no `recurrence`), in order:
+    /// records in input order, a series' occurrences by time. Records that do not repeat
+    /// pass through when they are in the window.
+    public func expand(_ records: [TaskRecord]) -> Result {
+        let (items, warnings) = expand(records.map { ($0, ()) })
+        return Result(records: items.map(\.0), warnings: warnings)
+    }
+
+    /// ``expand(_:)-([TaskRecord])`` for records that carry something along (where they
+    /// were read): each occurrence carries its series' tag.
+    public func expand<Tag>(_ items: [(TaskRecord, Tag)]) -> (
+        items: [(TaskRecord, Tag)], warnings: [String]
+    ) {
+        var result: [(TaskRecord, Tag)] = []
+        var warnings: [String] = []
+        // Changed occurrences, by series and original start.
+        var changed: [String: Set<Int64>] = [:]
+        for (record, _) in items {
+            if let recurrenceID = record.recurrenceID {
+                changed[key(record), default: []].insert(recurrenceID)
+            }
+        }
+        for (record, tag) in items {
+            guard record.recurrence != nil else {
+                if record.unscheduled || inWindow(record.dateStart, record.dateFinish) {
+                    result.append((record, tag))
+                }
+                continue
+            }
+            do {
+                let (occurrences, truncated) = try self.occurrences(of: record)
+                let skip = changed[key(record)] ?? []
+                for occurrence in occurrences where !skip.contains(occurrence.recurrenceID ?? 0) {
+                    result.append((occurrence, tag))
+                }
+                if truncated {
+                    warnings.append(
+                        "'\(record.name)' (id \(record.id)) repeats more than \(limit) times in the window; only the first \(limit) are used"
+                    )
+                }
+            } catch {
+                warnings.append(
+                    "'\(record.name)' (id \(record.id)): \(error.message); its repeats are left out")
+                if inWindow(record.dateStart, record.dateFinish) {
+                    var single = record
+                    single.recurrence = nil
+                    result.append((single, tag))
+                }
+            }
+        }
+        return (result, warnings)
+    }
+
+    /// A window for records with no window given: from the earliest start to a year past the
+    /// later of the last finish and the last series start, so that unending rules end.
+    public static func defaultWindow(for records: [TaskRecord]) -> Range<Int64> {
+        let scheduled = records.filter { !$0.unscheduled }
+        guard let first = scheduled.map(\.dateStart).min() else { return 0..<1 }
+        let last = scheduled.map { $0.recurrence == nil ? $0.dateFinish : $0.dateStart }.max() ?? first
+        let year: Int64 = 366 * 86_400
+        return first..<min(last, Timestamp.range.upperBound - year) + year
+    }
+
+    /// The occurrences of one repeating record that overlap the window, ascending, and
+    /// whether ``limit`` cut them short. Changed occurrences are not applied here.
+    public func occurrences(of record: TaskRecord) throws(ICalendarError) -> (
+        [TaskRecord], truncated: Bool
+    ) {
+        guard let recurrence = record.recurrence, !record.unscheduled else { return ([record], false) }
+        let length = record.dateFinish - record.dateStart
+        // An occurrence that starts before the window may still reach into it.
+        let lower = window.lowerBound == Int64.min ? window.lowerBound : window.lowerBound - length
+        let search = min(lower, window.upperBound)..<window.upperBound
+        var starts: [Int64] = []
+        var truncated = false
+        if let rule = recurrence.rule {
+            let start: DateTimeValue
+            if record.allDay {
+                var value = DateTimeValue(utcEpoch: record.dateStart)
+                value.isDate = true
+                value.zone = .floating
+                start = value
+            } else if let zone = record.timeZone.flatMap(TimeZones.ianaName(forTZID:)), zone != "UTC" {
+                start = try DateTimeValue(epoch: record.dateStart, inZone: zone)
+            } else {
+                start = DateTimeValue(utcEpoch: record.dateStart)
+            }
+            (starts, truncated) = try RecurrenceRule.occurrences(
+                of: rule, start: start, in: search, limit: limit)
+        } else if search.contains(record.dateStart) {
+            starts = [record.dateStart]
+        }
+        let excluded = Set(recurrence.exdates)
+        var all = Set(starts).union(recurrence.rdates.filter { search.contains($0) })
+        all.subtract(excluded)
+        var result: [TaskRecord] = []
+        for start in all.sorted() where inWindow(start, start + length) {
+            var occurrence = record
+            occurrence.dateStart = start
+            occurrence.dateFinish = start + length
+            occurrence.recurrence = nil
+            occurrence.recurrenceID = start
+            result.append(occurrence)
+        }
+        return (result, truncated)
+    }
+
+    private func inWindow(_ start: Int64, _ finish: Int64) -> Bool {
+        if start == finish { return window.contains(start) }
+        return start < window.upperBound && finish > window.lowerBound
+    }
+
+    private func key(_ record: TaskRecord) -> String {
+        record.uid ?? uidScheme.uid(for: record.id)
+    }
+}

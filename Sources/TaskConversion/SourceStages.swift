@@ -1,0 +1,224 @@
+import ICalendar
+import TaskModel
+
+/// Puts each to-do that names a parent in `RELATED-TO` into that parent's `subtasks`, when
+/// the parent is in the same file.
+///
+/// Events stream through untouched. From the first to-do on, records are held until the file
+/// ends (a child may come before its parent), then given out in file order with the children
+/// inside their parents. A `RELATED-TO` whose parent is not in the file stays in `ical_extra`.
+final class SubtaskNestingSource: RecordSource {
+    private let inner: any RecordSource
+    private let uidScheme: UIDScheme
+    private var held: [SourceItem] = []
+    private var holding = false
+    private var flushed: [SourceItem] = []
+    private var flushIndex = 0
+    private var finished = false
+
+    init(_ inner: any RecordSource, uidScheme: UIDScheme) {
+        self.inner = inner
+        self.uidScheme = uidScheme
+    }
+
+    var warnings: [Diagnostic] { inner.warnings }
+
+    func next() throws(Diagnostic) -> SourceItem? {
+        while true {
+            if flushIndex < flushed.count {
+                defer { flushIndex += 1 }
+                return flushed[flushIndex]
+            }
+            if finished { return nil }
+            guard let item = try inner.next() else {
+                finished = true
+                flushed = nest(held)
+                held = []
+                continue
+            }
+            if case .record(let record, _) = item, record.kind == .todo { holding = true }
+            if !holding { return item }
+            held.append(item)
+        }
+    }
+
+    /// The parent UID a `RELATED-TO` line names, when it names a parent (RELTYPE absent or
+    /// PARENT).
+    static func parentUID(in line: String) -> String? {
+        guard line.uppercased().hasPrefix("RELATED-TO"),
+            let property = try? Property(contentLine: line)
+        else { return nil }
+        let relation = property.parameter("RELTYPE")?.uppercased() ?? "PARENT"
+        return relation == "PARENT" ? property.text : nil
+    }
+
+    private func nest(_ items: [SourceItem]) -> [SourceItem] {
+        struct Entry {
+            var record: TaskRecord
+            var location: Location
+            var parent: Int?
+            var children: [Int] = []
+        }
+        var entries: [Entry] = []
+        var slots: [Int?] = []  // per item: its entry, or nil for a failure
+        var byUID: [String: Int] = [:]
+        for item in items {
+            if case .record(let record, let location) = item {
+                byUID[record.uid ?? uidScheme.uid(for: record.id), default: entries.count] =
+                    entries.count
+                slots.append(entries.count)
+                entries.append(Entry(record: record, location: location))
+            } else {
+                slots.append(nil)
+            }
+        }
+        // Link each to-do to its parent unless that would make a cycle.
+        for index in entries.indices where entries[index].record.kind == .todo {
+            for (lineIndex, line) in entries[index].record.icalExtra.enumerated() {
+                guard let uid = Self.parentUID(in: line), let parent = byUID[uid],
+                    parent != index, entries[parent].record.kind == .todo
+                else { continue }
+                var ancestor: Int? = parent
+                var cycle = false
+                while let current = ancestor {
+                    if current == index {
+                        cycle = true
+                        break
+                    }
+                    ancestor = entries[current].parent
+                }
+                if cycle { continue }
+                entries[index].parent = parent
+                entries[index].record.icalExtra.remove(at: lineIndex)
+                entries[parent].children.append(index)
+                break
+            }
+        }
+        func built(_ index: Int) -> TaskRecord {
+            var record = entries[index].record
+            record.subtasks += entries[index].children.map(built)
+            return record
+        }
+        var result: [SourceItem] = []
+        for (item, slot) in zip(items, slots) {
+            guard let slot else {
+                result.append(item)
+                continue
+            }
+            if entries[slot].parent == nil {
+                result.append(.record(built(slot), entries[slot].location))
+            }
+        }
+        return result
+    }
+}
+
+/// Checks of JSON records that need libical: zone names and recurrence rules.
+final class CalendarCheckSource: RecordSource {
+    private let inner: any RecordSource
+
+    init(_ inner: any RecordSource) { self.inner = inner }
+
+    var warnings: [Diagnostic] { inner.warnings }
+
+    func next() throws(Diagnostic) -> SourceItem? {
+        guard let item = try inner.next() else { return nil }
+        guard case .record(let record, let location) = item else { return item }
+        let problems = Self.problems(of: record)
+        if problems.isEmpty { return item }
+        return .failed(
+            problems.map {
+                Diagnostic(
+                    .error,
+                    Location(
+                        file: location.file, line: location.line, index: location.index,
+                        field: $0.field), $0.message)
+            })
+    }
+
+    /// The problems libical finds in `record` and its subtasks.
+    static func problems(of record: TaskRecord) -> [Problem] {
+        var found: [Problem] = []
+        if let zone = record.timeZone, TimeZones.ianaName(forTZID: zone) == nil {
+            found.append(
+                Problem(
+                    field: "time_zone",
+                    "unknown time zone '\(zone)': expected an IANA name such as Europe/Berlin"))
+        }
+        if let rule = record.recurrence?.rule, let problem = RecurrenceRule.problem(rule) {
+            found.append(Problem(field: "recurrence.rule", problem))
+        }
+        for (index, line) in record.icalExtra.enumerated() {
+            do {
+                _ = try Property(contentLine: line)
+            } catch {
+                found.append(Problem(field: "ical_extra[\(index)]", error.message))
+            }
+        }
+        for (index, subtask) in record.subtasks.enumerated() {
+            found += problems(of: subtask).map { $0.nested(in: "subtasks[\(index)]") }
+        }
+        return found
+    }
+}
+
+/// `--expand` and `--drop-extra`: the records of a file as occurrences in a window, without
+/// their verbatim lines. Expanding reads the whole file first (a changed occurrence may come
+/// before its series); dropping alone streams.
+final class ReshapingSource: RecordSource {
+    private let inner: any RecordSource
+    private let expansion: Expansion?
+    private let dropExtra: Bool
+    private var pending: [SourceItem] = []
+    private var pendingIndex = 0
+    private var expanded = false
+    private var notes: [Diagnostic] = []
+
+    init(_ inner: any RecordSource, expansion: Expansion?, dropExtra: Bool) {
+        self.inner = inner
+        self.expansion = expansion
+        self.dropExtra = dropExtra
+    }
+
+    var warnings: [Diagnostic] { inner.warnings + notes }
+
+    func next() throws(Diagnostic) -> SourceItem? {
+        guard let expansion else { return try inner.next().map(reshaped) }
+        if !expanded {
+            expanded = true
+            var items: [SourceItem] = []
+            var records: [(TaskRecord, Location)] = []
+            while let item = try inner.next() {
+                if case .record(let record, let location) = item {
+                    records.append((record, location))
+                } else {
+                    items.append(item)
+                }
+            }
+            let (occurrences, warnings) = expansion.expand(records)
+            let file = records.first?.1.file ?? "-"
+            notes += warnings.map { Diagnostic(.warning, Location(file: file), $0) }
+            for (record, location) in occurrences {
+                items.append(reshaped(.record(record, location)))
+            }
+            pending = items
+        }
+        guard pendingIndex < pending.count else { return nil }
+        defer { pendingIndex += 1 }
+        return pending[pendingIndex]
+    }
+
+    private func reshaped(_ item: SourceItem) -> SourceItem {
+        guard dropExtra, case .record(var record, let location) = item else { return item }
+        record.dropExtra()
+        return .record(record, location)
+    }
+}
+
+extension TaskRecord {
+    /// Removes the verbatim lines of the record and its subtasks.
+    mutating func dropExtra() {
+        icalExtra = []
+        for index in subtasks.indices { subtasks[index].dropExtra() }
+    }
+}
