@@ -1,5 +1,6 @@
 import Foundation
 import ICalendar
+import TaskConversion
 import TaskModel
 
 /// Why a diary refused a write.
@@ -153,17 +154,61 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 /// The shared validation of every write.
 enum Rules {
     static func validate(_ record: TaskRecord) throws(DiaryError) {
-        let problems = record.problems
+        var problems = record.problems
+        if record.recurrenceID != nil {
+            problems.append(
+                Problem(
+                    field: "recurrence_id",
+                    "a changed occurrence of a repeating entry cannot be stored on its own; edit the series, or add the changed time as an entry without recurrence_id"
+                ))
+        }
+        if let rule = record.recurrence?.rule, let problem = RecurrenceRule.problem(rule) {
+            problems.append(Problem(field: "recurrence.rule", problem))
+        }
+        if let zone = record.timeZone, TimeZones.ianaName(forTZID: zone) == nil {
+            problems.append(Problem(field: "time_zone", "unknown time zone '\(zone)'"))
+        }
         if !problems.isEmpty { throw .invalid(problems) }
     }
 
-    /// The entries of `existing` that `record` collides with (excluding itself).
-    static func collisions(of record: TaskRecord, in existing: [TaskRecord]) -> [TaskRecord] {
+    /// Overlaps that involve a repeating entry, for `check`: every series is expanded up to
+    /// its end (or past the last single entry, at least ``Expansion/habitHorizon``) and swept
+    /// with the single entries in one pass.
+    static func habitProblems(series: [TaskRecord], singles: [TaskRecord]) -> [String] {
+        guard !series.isEmpty else { return [] }
+        let lastSingle = singles.map(\.dateFinish).max() ?? Int64.min
+        var entries: [TaskRecord] = singles.filter(\.occupiesTime)
+        let singleCount = entries.count
+        for record in series {
+            let end =
+                Expansion.lastFinish(of: record)
+                ?? max(lastSingle, record.dateStart + Expansion.habitHorizon)
+            entries += Expansion.occupying(record, in: record.dateStart..<max(end, record.dateStart + 1))
+        }
+        var reported = Set<[Int64]>()
+        var problems: [String] = []
+        for overlap in OverlapSweep.overlaps(
+            entries.map { TimeSpan(start: $0.dateStart, finish: $0.dateFinish) })
+        where overlap.first >= singleCount || overlap.second >= singleCount {
+            let ids = [entries[overlap.first].id, entries[overlap.second].id].sorted()
+            if ids[0] != ids[1], reported.insert(ids).inserted {
+                problems.append("entries #\(ids[0]) and #\(ids[1]) overlap")
+            }
+        }
+        return problems
+    }
+
+    /// The entries of `existing` that `record` collides with (excluding itself), earliest
+    /// first, each paired with the occurrence of `record` it meets; repeating entries are
+    /// compared occurrence by occurrence.
+    static func collisions(of record: TaskRecord, in existing: [TaskRecord]) -> [(
+        mine: TaskRecord, other: TaskRecord
+    )] {
         guard record.occupiesTime else { return [] }
-        let span = TimeSpan(start: record.dateStart, finish: record.dateFinish)
-        return existing.filter {
-            $0.id != record.id && $0.occupiesTime
-                && span.overlaps(TimeSpan(start: $0.dateStart, finish: $0.dateFinish))
-        }.sorted { ($0.dateStart, $0.id) < ($1.dateStart, $1.id) }
+        var found: [(mine: TaskRecord, other: TaskRecord)] = []
+        for other in existing where other.id != record.id && other.occupiesTime {
+            if let pair = Expansion.collisions(record, other, limit: 1).first { found.append(pair) }
+        }
+        return found.sorted { ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id) }
     }
 }

@@ -1,3 +1,4 @@
+import TaskConversion
 import TaskModel
 
 /// Decides which records of an import may go in: the shared part of every backend's import.
@@ -20,7 +21,7 @@ struct ImportPlan {
         }
         // Collisions inside the file: the later record (in input order) is the one refused.
         let spans = records.map { record in
-            record.occupiesTime
+            record.occupiesTime && record.recurrence == nil
                 ? TimeSpan(start: record.dateStart, finish: record.dateFinish)
                 : TimeSpan(start: 0, finish: 0)
         }
@@ -31,6 +32,7 @@ struct ImportPlan {
                 ? (overlap.first, overlap.second) : (overlap.second, overlap.first)
             earlierPartners[late].append(early)
         }
+        let repeating = records.indices.filter { records[$0].recurrence != nil }
         var acceptedIndex = [Bool](repeating: false, count: records.count)
         var seenIDs: [Int64: Int] = [:]
         for (index, record) in records.enumerated() {
@@ -47,7 +49,15 @@ struct ImportPlan {
             }
             seenIDs[record.id] = seenIDs[record.id] ?? index
             if reasons.isEmpty {
-                let inFile = earlierPartners[index].filter { acceptedIndex[$0] }
+                var inFile = earlierPartners[index].filter { acceptedIndex[$0] }
+                // Repeating records, occurrence by occurrence, against every accepted one.
+                let candidates =
+                    record.recurrence != nil ? Array(0..<index) : repeating.filter { $0 < index }
+                for other in candidates where acceptedIndex[other] {
+                    if !Expansion.collisions(record, records[other], limit: 1).isEmpty {
+                        inFile.append(other)
+                    }
+                }
                 for other in inFile {
                     reasons.append(
                         "overlaps \(DiaryError.describe(records[other])) of \(incoming[other].source)"

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TaskConversion
 import TaskModel
 
 /// The default diary: one SQLite file, through GRDB.
@@ -20,9 +21,12 @@ public final class SQLiteDiary: DiaryStore {
     public init(path: String) throws(DiaryError) {
         self.path = path
         do {
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent,
-                withIntermediateDirectories: true)
+            // A bare file name (`diary.sqlite`) lives in the current folder, which exists.
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true)
+            }
             var configuration = Configuration()
             configuration.busyMode = .timeout(30)
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -52,6 +56,17 @@ public final class SQLiteDiary: DiaryStore {
                 index: "entry_occupied_by_start", on: "entry",
                 columns: ["date_start", "date_finish"],
                 condition: Column("occupies") == true)
+        }
+        // Repeating entries (habits) are checked occurrence by occurrence; they stay out of
+        // the single-entry index ("occupies" is false for them), whose invariant is that its
+        // entries never overlap.
+        migrator.registerMigration("v2: repeating entries") { db in
+            try db.alter(table: "entry") { table in
+                table.add(column: "repeats", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(
+                index: "entry_repeating", on: "entry", columns: ["date_start"],
+                condition: Column("repeats") == true)
         }
         return migrator
     }
@@ -133,9 +148,43 @@ public final class SQLiteDiary: DiaryStore {
 
     // MARK: - Writing
 
-    /// The entries that occupy time and overlap `record` (other than itself), earliest first.
-    static func collisions(of record: TaskRecord, _ db: Database) throws -> [TaskRecord] {
+    /// The entries that occupy time and overlap `record` (other than itself), earliest first,
+    /// each paired with the occurrence of `record` it meets (`record` itself when it does
+    /// not repeat). A repeating entry in the way is named by its colliding occurrence.
+    static func collisions(of record: TaskRecord, _ db: Database) throws -> [(
+        mine: TaskRecord, other: TaskRecord
+    )] {
         guard record.occupiesTime else { return [] }
+        var found: [(mine: TaskRecord, other: TaskRecord)] = []
+        let series = try Row.fetchAll(
+            db,
+            sql: "SELECT id, record FROM entry INDEXED BY entry_repeating WHERE repeats = 1 AND id != ?",
+            arguments: [record.id]
+        ).map { row throws in try Self.record(row) }
+        for other in series {
+            if let pair = Expansion.collisions(record, other, limit: 1).first { found.append(pair) }
+        }
+        if record.recurrence == nil {
+            found += try singles(overlapping: record, db).map { (record, $0) }
+        } else {
+            // Each occurrence against the single entries, up to the last of them.
+            let last = try Int64.fetchOne(
+                db, sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1") ?? record.dateStart
+            let end =
+                Expansion.lastFinish(of: record)
+                ?? max(last, record.dateStart + Expansion.habitHorizon)
+            for occurrence in Expansion.occupying(record, in: record.dateStart..<max(end, record.dateStart + 1)) {
+                found += try singles(overlapping: occurrence, db).map { (occurrence, $0) }
+                if found.count >= 10 { break }
+            }
+        }
+        return found.sorted { ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id) }
+    }
+
+    /// The single (non-repeating) entries that occupy time and overlap `record`.
+    private static func singles(overlapping record: TaskRecord, _ db: Database) throws
+        -> [TaskRecord]
+    {
         // Occupying entries never overlap, so walking back from the last one that starts
         // before our finish, every entry that still ends after our start collides, and the
         // first one that does not ends the walk.
@@ -160,12 +209,12 @@ public final class SQLiteDiary: DiaryStore {
     private static func insert(_ record: TaskRecord, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO entry (id, date_start, date_finish, name, description, occupies, record)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO entry (id, date_start, date_finish, name, description, occupies, repeats, record)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 record.id, record.dateStart, record.dateFinish, record.name, record.description,
-                record.occupiesTime,
+                record.occupiesTime && record.recurrence == nil, record.recurrence != nil,
                 record.jsonLine,
             ])
     }
@@ -183,8 +232,12 @@ public final class SQLiteDiary: DiaryStore {
                         "\(record.id) is already used by \(DiaryError.describe(existing))")
                 ])
             }
-            let others = try Self.collisions(of: record, db)
-            if !others.isEmpty { throw DiaryError.conflict(asked, with: others) }
+            let pairs = try Self.collisions(of: record, db)
+            if let first = pairs.first {
+                var mine = first.mine
+                if asked.id <= 0 { mine.id = 0 }
+                throw DiaryError.conflict(mine, with: pairs.map(\.other))
+            }
             try Self.insert(record, db)
             return record
         }
@@ -194,8 +247,10 @@ public final class SQLiteDiary: DiaryStore {
         try Rules.validate(record)
         try write { db in
             _ = try Self.find(record.id, db)
-            let others = try Self.collisions(of: record, db)
-            if !others.isEmpty { throw DiaryError.conflict(record, with: others) }
+            let pairs = try Self.collisions(of: record, db)
+            if let first = pairs.first {
+                throw DiaryError.conflict(first.mine, with: pairs.map(\.other))
+            }
             try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [record.id])
             try Self.insert(record, db)
         }
@@ -223,7 +278,7 @@ public final class SQLiteDiary: DiaryStore {
                     } catch { throw .storage("\(error)") }
                 },
                 storeCollisions: { (record: TaskRecord) throws(DiaryError) -> [TaskRecord] in
-                    do { return try Self.collisions(of: record, db) } catch {
+                    do { return try Self.collisions(of: record, db).map(\.other) } catch {
                         throw .storage("\(error)")
                     }
                 })
@@ -255,6 +310,15 @@ public final class SQLiteDiary: DiaryStore {
                 }
                 let finish: Int64 = row["date_finish"]
                 if previous == nil || finish > previous!.finish { previous = (id, finish) }
+            }
+            let series = try Row.fetchAll(
+                db, sql: "SELECT id, record FROM entry WHERE repeats = 1"
+            ).compactMap { try? Self.record($0) }
+            if !series.isEmpty {
+                let singles = try Row.fetchAll(
+                    db, sql: "SELECT id, record FROM entry WHERE occupies = 1"
+                ).compactMap { try? Self.record($0) }
+                problems += Rules.habitProblems(series: series, singles: singles)
             }
             let unreadable = try Row.fetchAll(db, sql: "SELECT id, record FROM entry").filter {
                 (try? TaskJSON.decodeLine(Data(($0["record"] as String).utf8)).get()) == nil

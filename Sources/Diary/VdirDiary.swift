@@ -151,8 +151,12 @@ public final class VdirDiary: DiaryStore {
                     )
                 ])
             }
-            let others = Rules.collisions(of: record, in: existing)
-            if !others.isEmpty { throw .conflict(asked, with: others) }
+            let pairs = Rules.collisions(of: record, in: existing)
+            if let first = pairs.first {
+                var mine = first.mine
+                if asked.id <= 0 { mine.id = 0 }
+                throw .conflict(mine, with: pairs.map(\.other))
+            }
             try write(record, to: fileName(for: record))
             return record
         }
@@ -165,8 +169,8 @@ public final class VdirDiary: DiaryStore {
             guard let old = loaded.first(where: { $0.record.id == record.id }) else {
                 throw .notFound(record.id)
             }
-            let others = Rules.collisions(of: record, in: loaded.map(\.record))
-            if !others.isEmpty { throw .conflict(record, with: others) }
+            let pairs = Rules.collisions(of: record, in: loaded.map(\.record))
+            if let first = pairs.first { throw .conflict(first.mine, with: pairs.map(\.other)) }
             let name = fileName(for: record)
             try write(record, to: name)
             if name != old.file {
@@ -199,7 +203,7 @@ public final class VdirDiary: DiaryStore {
                 records, newIDs: newIDs, nextID: (existing.map(\.id).max() ?? 0) + 1,
                 idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in byID[id] },
                 storeCollisions: { (record: TaskRecord) throws(DiaryError) -> [TaskRecord] in
-                    Rules.collisions(of: record, in: existing)
+                    Rules.collisions(of: record, in: existing).map(\.other)
                 })
             if !plan.problems.isEmpty && !skipConflicts { throw .importRefused(plan.problems) }
             // Write everything under temporary names, list them, then rename.
@@ -231,7 +235,9 @@ public final class VdirDiary: DiaryStore {
         } catch {
             return problems + [error.description]
         }
-        let occupying = records.filter(\.occupiesTime)
+        let occupying = records.filter { $0.occupiesTime && $0.recurrence == nil }
+        problems += Rules.habitProblems(
+            series: records.filter { $0.occupiesTime && $0.recurrence != nil }, singles: occupying)
         for overlap in OverlapSweep.overlaps(
             occupying.map { TimeSpan(start: $0.dateStart, finish: $0.dateFinish) })
         {

@@ -55,6 +55,13 @@ public struct DateTimeValue: Sendable, Hashable {
             minute: Int(time.minute), second: Int(time.second), zone: .tzid(zoneName))
     }
 
+    /// The UTC form iCalendar writes, `20261122T140000Z` (the fields as they are).
+    public var compactUTC: String {
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let year = String(repeating: "0", count: max(0, 4 - String(self.year).count)) + String(self.year)
+        return "\(year)\(two(month))\(two(day))T\(two(hour))\(two(minute))\(two(second))Z"
+    }
+
     var icalTime: icaltimetype {
         var time = icaltime_null_time()
         time.year = Int32(year)

@@ -148,3 +148,63 @@ public struct Expansion: Sendable {
         record.uid ?? uidScheme.uid(for: record.id)
     }
 }
+
+extension Expansion {
+    /// The latest finish of any occurrence of `record`, or `nil` for a rule that never ends.
+    public static func lastFinish(of record: TaskRecord) -> Int64? {
+        guard let recurrence = record.recurrence else { return record.dateFinish }
+        let length = record.dateFinish - record.dateStart
+        var last = max(record.dateFinish, (recurrence.rdates.max() ?? record.dateStart) + length)
+        if let rule = recurrence.rule {
+            guard RecurrenceRule.isBounded(rule) else { return nil }
+            let all = Expansion(window: record.dateStart..<Timestamp.range.upperBound)
+            if let occurrences = try? all.occurrences(of: record).0, let final = occurrences.last {
+                last = max(last, final.dateFinish)
+            }
+        }
+        return last
+    }
+
+    /// The occurrences of `record` (itself when it does not repeat) that take up time and
+    /// overlap `window`, ascending.
+    public static func occupying(_ record: TaskRecord, in window: Range<Int64>) -> [TaskRecord] {
+        guard record.occupiesTime, window.lowerBound < window.upperBound else { return [] }
+        guard record.recurrence != nil else {
+            return record.dateStart < window.upperBound && record.dateFinish > window.lowerBound
+                ? [record] : []
+        }
+        return (try? Expansion(window: window).occurrences(of: record).0) ?? []
+    }
+
+    /// How far ahead two series that never end are compared: two years from the later start.
+    public static let habitHorizon: Int64 = 2 * 366 * 86_400
+
+    /// Pairs of occurrences of `a` and `b` that overlap (at most `limit`), earliest first;
+    /// either may repeat. Two series that never end are compared for ``habitHorizon``.
+    public static func collisions(_ a: TaskRecord, _ b: TaskRecord, limit: Int = 3) -> [(
+        TaskRecord, TaskRecord
+    )] {
+        guard a.occupiesTime, b.occupiesTime else { return [] }
+        let lower = max(a.dateStart, b.dateStart) - max(a.dateFinish - a.dateStart, b.dateFinish - b.dateStart)
+        let upper: Int64
+        switch (lastFinish(of: a), lastFinish(of: b)) {
+        case (let x?, let y?): upper = min(x, y)
+        case (let x?, nil): upper = x
+        case (nil, let y?): upper = y
+        case (nil, nil): upper = max(a.dateStart, b.dateStart) + habitHorizon
+        }
+        guard lower < upper else { return [] }
+        let first = occupying(a, in: lower..<upper)
+        let second = occupying(b, in: lower..<upper)
+        var pairs: [(TaskRecord, TaskRecord)] = []
+        var i = 0
+        var j = 0
+        while i < first.count, j < second.count, pairs.count < limit {
+            let x = first[i]
+            let y = second[j]
+            if x.dateStart < y.dateFinish && y.dateStart < x.dateFinish { pairs.append((x, y)) }
+            if x.dateFinish <= y.dateFinish { i += 1 } else { j += 1 }
+        }
+        return pairs
+    }
+}

@@ -97,12 +97,77 @@ struct DiaryCommand: ParsableCommand {
         @Option(help: "End: Unix seconds or ISO 8601.") var end: String
         @Option(help: "Free text.") var description: String?
         @Option(help: "The id to use (default: the next free one).") var id: Int64?
+        @Option(
+            help: ArgumentHelp(
+                "Make it a habit: repeat daily, weekly, monthly or yearly.",
+                discussion:
+                    "Each occurrence is checked for overlaps, against single entries and other habits (two habits that never end are compared for two years). Times step in --tz (default: local), so 09:00 stays 09:00 across daylight-saving changes."
+            ))
+        var `repeat`: Frequency?
+        @Option(help: "With --repeat weekly: the weekdays, such as MO,WE,FR.") var on: String?
+        @Option(help: "With --repeat: the last day or time it may occur.") var until: String?
+        @Option(help: "With --repeat: how many times it occurs.") var count: Int?
+        @Option(
+            help:
+                "Repeat by an RFC 5545 rule instead (FREQ=MONTHLY;BYDAY=1MO), for what --repeat cannot say."
+        )
+        var rule: String?
+
+        enum Frequency: String, ExpressibleByArgument, CaseIterable {
+            case daily, weekly, monthly, yearly
+        }
+
+        func validate() throws {
+            if `repeat` == nil && (on != nil || until != nil || count != nil) {
+                throw ValidationError("--on, --until and --count go with --repeat")
+            }
+            if `repeat` != nil && rule != nil {
+                throw ValidationError("give either --repeat or --rule, not both")
+            }
+            if let on {
+                let days = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+                for day in on.uppercased().split(separator: ",") where !days.contains(String(day)) {
+                    throw ValidationError(
+                        "--on '\(day)' is not a weekday; expected MO, TU, WE, TH, FR, SA or SU")
+                }
+                if `repeat` != .weekly {
+                    throw ValidationError("--on goes with --repeat weekly")
+                }
+            }
+            if until != nil && count != nil {
+                throw ValidationError("give either --until or --count, not both")
+            }
+            if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+            if let rule, let problem = RecurrenceRule.problem(rule) {
+                throw ValidationError("--rule: \(problem)")
+            }
+        }
+
+        /// The RRULE the options describe, if any.
+        func recurrenceRule() throws -> String? {
+            if let rule { return rule }
+            guard let frequency = `repeat` else { return nil }
+            var parts = ["FREQ=\(frequency.rawValue.uppercased())"]
+            if let on { parts.append("BYDAY=\(on.uppercased())") }
+            if let count { parts.append("COUNT=\(count)") }
+            if let until {
+                // A bare date means through that day: the rule ends at its last second.
+                var last = try options.parseTime(until, option: "--until")
+                if LocalTime.Day(until) != nil { last += 86_399 }
+                parts.append("UNTIL=" + DateTimeValue(utcEpoch: last).compactUTC)
+            }
+            return parts.joined(separator: ";")
+        }
 
         func run() throws {
-            let record = TaskRecord(
+            var record = TaskRecord(
                 id: id ?? 0, dateStart: try options.parseTime(start, option: "--start"),
                 dateFinish: try options.parseTime(end, option: "--end"), name: name,
                 description: description)
+            if let rule = try recurrenceRule() {
+                record.recurrence = Recurrence(rule: rule)
+                record.timeZone = options.time.zone
+            }
             let store = try options.open()
             let added = try options.run { () throws(DiaryError) in try store.add(record) }
             print(added.id)
@@ -154,9 +219,10 @@ struct DiaryCommand: ParsableCommand {
                     let when =
                         "\(day) \(OverlapReport.weekdayName(day.weekday).prefix(3)) "
                         + rangeText(record, time)
-                    let note =
+                    var note =
                         record.status == .cancelled
                         ? "  (cancelled)" : record.free ? "  (free)" : ""
+                    if let rule = record.recurrence?.rule { note += "  (repeats: \(rule))" }
                     print("\(id)  \(when)  \(record.name)\(note)")
                 }
             }
