@@ -183,7 +183,8 @@ enum Rules {
             let end =
                 Expansion.lastFinish(of: record)
                 ?? max(lastSingle, record.dateStart + Expansion.habitHorizon)
-            entries += Expansion.occupying(record, in: record.dateStart..<max(end, record.dateStart + 1))
+            entries += Expansion.occupying(
+                record, in: record.dateStart..<max(end, record.dateStart + 1))
         }
         var reported = Set<[Int64]>()
         var problems: [String] = []
@@ -209,6 +210,8 @@ enum Rules {
         for other in existing where other.id != record.id && other.occupiesTime {
             if let pair = Expansion.collisions(record, other, limit: 1).first { found.append(pair) }
         }
-        return found.sorted { ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id) }
+        return found.sorted {
+            ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id)
+        }
     }
 }

@@ -158,7 +158,8 @@ public final class SQLiteDiary: DiaryStore {
         var found: [(mine: TaskRecord, other: TaskRecord)] = []
         let series = try Row.fetchAll(
             db,
-            sql: "SELECT id, record FROM entry INDEXED BY entry_repeating WHERE repeats = 1 AND id != ?",
+            sql:
+                "SELECT id, record FROM entry INDEXED BY entry_repeating WHERE repeats = 1 AND id != ?",
             arguments: [record.id]
         ).map { row throws in try Self.record(row) }
         for other in series {
@@ -168,17 +169,23 @@ public final class SQLiteDiary: DiaryStore {
             found += try singles(overlapping: record, db).map { (record, $0) }
         } else {
             // Each occurrence against the single entries, up to the last of them.
-            let last = try Int64.fetchOne(
-                db, sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1") ?? record.dateStart
+            let last =
+                try Int64.fetchOne(
+                    db, sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1")
+                ?? record.dateStart
             let end =
                 Expansion.lastFinish(of: record)
                 ?? max(last, record.dateStart + Expansion.habitHorizon)
-            for occurrence in Expansion.occupying(record, in: record.dateStart..<max(end, record.dateStart + 1)) {
+            for occurrence in Expansion.occupying(
+                record, in: record.dateStart..<max(end, record.dateStart + 1))
+            {
                 found += try singles(overlapping: occurrence, db).map { (occurrence, $0) }
                 if found.count >= 10 { break }
             }
         }
-        return found.sorted { ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id) }
+        return found.sorted {
+            ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id)
+        }
     }
 
     /// The single (non-repeating) entries that occupy time and overlap `record`.

@@ -58,7 +58,8 @@ public struct DateTimeValue: Sendable, Hashable {
     /// The UTC form iCalendar writes, `20261122T140000Z` (the fields as they are).
     public var compactUTC: String {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let year = String(repeating: "0", count: max(0, 4 - String(self.year).count)) + String(self.year)
+        let year =
+            String(repeating: "0", count: max(0, 4 - String(self.year).count)) + String(self.year)
         return "\(year)\(two(month))\(two(day))T\(two(hour))\(two(minute))\(two(second))Z"
     }
 

@@ -122,13 +122,15 @@ public final class Property {
         guard !contentLine.contains("\n"), !contentLine.contains("\r"),
             let made = icalproperty_new_from_string(contentLine)
         else {
-            throw ICalendarError(.invalidValue, "'\(contentLine.prefix(80))' is not a content line libical can read")
+            throw ICalendarError(
+                .invalidValue, "'\(contentLine.prefix(80))' is not a content line libical can read")
         }
         if icalproperty_isa(made) == ICAL_XLICERROR_PROPERTY
             || icalproperty_get_first_parameter(made, ICAL_XLICERRORTYPE_PARAMETER) != nil
         {
             icalproperty_free(made)
-            throw ICalendarError(.invalidValue, "'\(contentLine.prefix(80))' is not a content line libical can read")
+            throw ICalendarError(
+                .invalidValue, "'\(contentLine.prefix(80))' is not a content line libical can read")
         }
         pointer = made
         owner = nil
@@ -405,7 +407,8 @@ public final class Property {
         guard let value = icalproperty_get_value(pointer) else { return false }
         let kind = icalvalue_isa(value)
         return kind == ICAL_DATE_VALUE || kind == ICAL_DATETIME_VALUE
-            || kind == ICAL_DATETIMEDATE_VALUE || kind == ICAL_DATETIMEPERIOD_VALUE
+            || kind == ICAL_DATETIMEDATE_VALUE
+            || kind == ICAL_DATETIMEPERIOD_VALUE
                 && icaltime_is_null_time(icalvalue_get_datetimeperiod(value).time) == 0
     }
 

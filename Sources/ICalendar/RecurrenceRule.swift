@@ -50,18 +50,25 @@ public enum RecurrenceRule {
         let parsed = icalrecurrencetype_from_string(rule)
         var first = start.icalTime
         first.zone = nil
-        guard parsed.freq != ICAL_NO_RECURRENCE, let iterator = icalrecur_iterator_new(parsed, first)
+        guard parsed.freq != ICAL_NO_RECURRENCE,
+            let iterator = icalrecur_iterator_new(parsed, first)
         else {
             throw ICalendarError(.invalidValue, "RRULE: \(problem(rule) ?? "invalid rule")")
         }
         defer { icalrecur_iterator_free(iterator) }
         let zoneName: String?
-        if case .tzid(let name) = start.zone, !start.isDate { zoneName = name } else { zoneName = nil }
-        let zone = try zoneName.map { name throws(ICalendarError) in try TimeZones.zone(named: name) }
+        if case .tzid(let name) = start.zone, !start.isDate {
+            zoneName = name
+        } else {
+            zoneName = nil
+        }
+        let zone = try zoneName.map { name throws(ICalendarError) in try TimeZones.zone(named: name)
+        }
         func epoch(_ time: icaltimetype) -> Int64 {
             var local = time
             local.zone = nil
-            return Int64(icaltime_as_timet_with_zone(local, zone ?? icaltimezone_get_utc_timezone()))
+            return Int64(
+                icaltime_as_timet_with_zone(local, zone ?? icaltimezone_get_utc_timezone()))
         }
         let firstEpoch = epoch(first)
         // Jump close to the window when the rule has no COUNT (which must count from the start).

@@ -13,6 +13,8 @@ public struct ConversionReport: Sendable {
     public var suppressedErrors = 0
     /// Inputs that could not be opened or read at all (as opposed to holding bad records).
     public var unreadableInputs = 0
+    /// Records written (a conversion with skipInvalid writes the valid ones).
+    public var written = 0
 
     /// True when there was no error.
     public var succeeded: Bool { errors.isEmpty }
@@ -30,7 +32,8 @@ public enum Converter {
     /// Every input is read to the end so that every problem is reported; if there is any,
     /// the output is abandoned (no file appears, an existing one is untouched).
     public static func convert(
-        inputs: [String], output: String, read: ReadOptions, write: WriteOptions
+        inputs: [String], output: String, read: ReadOptions, write: WriteOptions,
+        skipInvalid: Bool = false
     ) -> ConversionReport {
         var report = ConversionReport()
         let sink: any RecordSink
@@ -40,12 +43,18 @@ public enum Converter {
             report.errors.append(error)
             return report
         }
+        var written = 0
         for input in inputs {
-            drain(input, options: read, into: &report) { record, location throws(Diagnostic) in
+            drain(input, options: read, into: &report, keepGoing: skipInvalid) {
+                record, location throws(Diagnostic) in
                 try sink.write(record, from: location)
+                written += 1
             }
         }
-        if report.errors.isEmpty {
+        report.written = written
+        // With skipInvalid, the valid records are written unless an input was unreadable
+        // (then what is missing is not known record by record).
+        if report.errors.isEmpty || (skipInvalid && report.unreadableInputs == 0) {
             do {
                 try sink.finish()
             } catch {
@@ -102,7 +111,7 @@ public enum Converter {
     /// found (after one, nothing more would be kept) and collecting every problem.
     static func drain(
         _ input: String, options: ReadOptions, into report: inout ConversionReport,
-        _ body: (TaskRecord, Location) throws(Diagnostic) -> Void
+        keepGoing: Bool = false, _ body: (TaskRecord, Location) throws(Diagnostic) -> Void
     ) {
         func record(_ error: Diagnostic) {
             if report.errors.count < maximumErrors {
@@ -132,7 +141,7 @@ public enum Converter {
             switch item {
             case .record(let taskRecord, let location):
                 report.records += 1
-                guard report.errors.isEmpty else { continue }
+                guard report.errors.isEmpty || keepGoing else { continue }
                 do {
                     try body(taskRecord, location)
                 } catch {

@@ -164,7 +164,9 @@ public final class EventReader {
             default: break
             }
         }
-        let free = kind == .event && event.firstProperty(named: "TRANSP")?.text.uppercased() == "TRANSPARENT"
+        let free =
+            kind == .event
+            && event.firstProperty(named: "TRANSP")?.text.uppercased() == "TRANSPARENT"
 
         // Attachments and alarms.
         var attachments: [TaskModel.Attachment] = []

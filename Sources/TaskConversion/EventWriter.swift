@@ -90,7 +90,9 @@ public struct EventWriter {
             }
             let uid = record.uid ?? uidScheme.uid(for: record.id)
             for (index, subtask) in record.subtasks.enumerated() {
-                try add(subtask, parent: uid, path: path + (path.isEmpty ? "" : ".") + "subtasks[\(index)]")
+                try add(
+                    subtask, parent: uid,
+                    path: path + (path.isEmpty ? "" : ".") + "subtasks[\(index)]")
             }
         }
         try add(record, parent: nil, path: "")
@@ -100,8 +102,7 @@ public struct EventWriter {
     /// The `VEVENT` or `VTODO` for `record` alone (without its subtasks).
     ///
     /// - Throws: ``Problem`` when a field cannot be written.
-    public func event(for record: TaskRecord, attachmentBase: URL? = nil) throws -> Component
-    {
+    public func event(for record: TaskRecord, attachmentBase: URL? = nil) throws -> Component {
         var zone = self.zone
         if let name = record.timeZone, !record.allDay {
             guard let iana = TimeZones.ianaName(forTZID: name) else {
@@ -167,10 +168,12 @@ public struct EventWriter {
                 event.addProperty("RRULE", .literal(rule))
             }
             for time in recurrence.rdates {
-                event.addProperty("RDATE", .dateTime(try self.time(time, allDay: record.allDay, zone: zone)))
+                event.addProperty(
+                    "RDATE", .dateTime(try self.time(time, allDay: record.allDay, zone: zone)))
             }
             for time in recurrence.exdates {
-                event.addProperty("EXDATE", .dateTime(try self.time(time, allDay: record.allDay, zone: zone)))
+                event.addProperty(
+                    "EXDATE", .dateTime(try self.time(time, allDay: record.allDay, zone: zone)))
             }
         }
         for (index, attachment) in record.attachments.enumerated() {

@@ -74,7 +74,8 @@ public struct Expansion: Sendable {
                 }
             } catch {
                 warnings.append(
-                    "'\(record.name)' (id \(record.id)): \(error.message); its repeats are left out")
+                    "'\(record.name)' (id \(record.id)): \(error.message); its repeats are left out"
+                )
                 if inWindow(record.dateStart, record.dateFinish) {
                     var single = record
                     single.recurrence = nil
@@ -90,7 +91,8 @@ public struct Expansion: Sendable {
     public static func defaultWindow(for records: [TaskRecord]) -> Range<Int64> {
         let scheduled = records.filter { !$0.unscheduled }
         guard let first = scheduled.map(\.dateStart).min() else { return 0..<1 }
-        let last = scheduled.map { $0.recurrence == nil ? $0.dateFinish : $0.dateStart }.max() ?? first
+        let last =
+            scheduled.map { $0.recurrence == nil ? $0.dateFinish : $0.dateStart }.max() ?? first
         let year: Int64 = 366 * 86_400
         return first..<min(last, Timestamp.range.upperBound - year) + year
     }
@@ -100,7 +102,9 @@ public struct Expansion: Sendable {
     public func occurrences(of record: TaskRecord) throws(ICalendarError) -> (
         [TaskRecord], truncated: Bool
     ) {
-        guard let recurrence = record.recurrence, !record.unscheduled else { return ([record], false) }
+        guard let recurrence = record.recurrence, !record.unscheduled else {
+            return ([record], false)
+        }
         let length = record.dateFinish - record.dateStart
         // An occurrence that starts before the window may still reach into it.
         let lower = window.lowerBound == Int64.min ? window.lowerBound : window.lowerBound - length
@@ -114,7 +118,9 @@ public struct Expansion: Sendable {
                 value.isDate = true
                 value.zone = .floating
                 start = value
-            } else if let zone = record.timeZone.flatMap(TimeZones.ianaName(forTZID:)), zone != "UTC" {
+            } else if let zone = record.timeZone.flatMap(TimeZones.ianaName(forTZID:)),
+                zone != "UTC"
+            {
                 start = try DateTimeValue(epoch: record.dateStart, inZone: zone)
             } else {
                 start = DateTimeValue(utcEpoch: record.dateStart)
@@ -185,7 +191,9 @@ extension Expansion {
         TaskRecord, TaskRecord
     )] {
         guard a.occupiesTime, b.occupiesTime else { return [] }
-        let lower = max(a.dateStart, b.dateStart) - max(a.dateFinish - a.dateStart, b.dateFinish - b.dateStart)
+        let lower =
+            max(a.dateStart, b.dateStart)
+            - max(a.dateFinish - a.dateStart, b.dateFinish - b.dateStart)
         let upper: Int64
         switch (lastFinish(of: a), lastFinish(of: b)) {
         case (let x?, let y?): upper = min(x, y)

@@ -166,7 +166,8 @@ struct Fields {
 
     /// A nested object, its problems reported under this field.
     func object<T>(_ name: String, _ read: @escaping (any Decoder) throws -> T) throws -> T {
-        let decoded = try container.decode(Element<T>.self, forKey: FieldKey(name), configuration: read)
+        let decoded = try container.decode(
+            Element<T>.self, forKey: FieldKey(name), configuration: read)
         if !decoded.problems.isEmpty { throw RecordProblems(decoded.problems) }
         return decoded.value!
     }
@@ -342,7 +343,8 @@ extension Person {
         }
         try reader.finish()
         self.init(
-            address: address!, name: name, parameters: (parameters ?? [:]).map { ($0.key, $0.value) })
+            address: address!, name: name,
+            parameters: (parameters ?? [:]).map { ($0.key, $0.value) })
     }
 }
 

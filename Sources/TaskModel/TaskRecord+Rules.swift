@@ -20,7 +20,10 @@ extension TaskRecord {
         }
         if allDay && unscheduled {
             if let due, due % 86_400 != 0 {
-                found.append(Problem(field: "due", "an all-day to-do is due at midnight UTC (a multiple of 86400)"))
+                found.append(
+                    Problem(
+                        field: "due",
+                        "an all-day to-do is due at midnight UTC (a multiple of 86400)"))
             }
         } else if allDay {
             if dateStart % 86_400 != 0 || dateFinish % 86_400 != 0 {
@@ -106,18 +109,39 @@ extension TaskRecord {
                 }
             }
         }
-        if let timeZone, timeZone.isEmpty || timeZone.contains(where: { $0.isWhitespace && $0 != " " }) {
-            found.append(Problem(field: "time_zone", "'\(timeZone)' is not a zone name such as Europe/Berlin"))
+        if let timeZone,
+            timeZone.isEmpty || timeZone.contains(where: { $0.isWhitespace && $0 != " " })
+        {
+            found.append(
+                Problem(
+                    field: "time_zone", "'\(timeZone)' is not a zone name such as Europe/Berlin"))
         }
         if let location { found += Self.textProblems(location, field: "location") }
         for (index, category) in categories.enumerated() {
             if category.isEmpty {
                 found.append(Problem(field: "categories[\(index)]", "is empty"))
             }
+            if category.contains(",") {
+                // libical neither escapes nor keeps a comma inside one category.
+                found.append(
+                    Problem(
+                        field: "categories[\(index)]",
+                        "contains a comma, which separates categories in iCalendar; make it two categories or drop the comma"
+                    ))
+            }
+            if category.first?.isWhitespace == true || category.last?.isWhitespace == true {
+                found.append(
+                    Problem(
+                        field: "categories[\(index)]",
+                        "starts or ends with whitespace, which iCalendar lists do not keep"))
+            }
             found += Self.textProblems(
                 category, field: "categories[\(index)]", allowLineBreaks: false)
         }
-        if let color, color.isEmpty || !color.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "#") }) {
+        if let color,
+            color.isEmpty
+                || !color.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "#") })
+        {
             found.append(
                 Problem(field: "color", "'\(color)' is not a CSS colour name such as turquoise"))
         }
@@ -136,7 +160,8 @@ extension TaskRecord {
                 found.append(
                     Problem(
                         field: "recurrence.rule",
-                        "'\(rule.prefix(60))' is not an RFC 5545 rule such as FREQ=WEEKLY;BYDAY=MO,WE"))
+                        "'\(rule.prefix(60))' is not an RFC 5545 rule such as FREQ=WEEKLY;BYDAY=MO,WE"
+                    ))
             }
             if recurrenceID != nil {
                 found.append(
@@ -162,7 +187,8 @@ extension TaskRecord {
                 found.append(
                     Problem(
                         field: "ical_extra[\(index)]",
-                        "'\(line.prefix(60))' is not an iCalendar content line such as X-NAME:value"))
+                        "'\(line.prefix(60))' is not an iCalendar content line such as X-NAME:value"
+                    ))
             }
             found += Self.textProblems(line, field: "ical_extra[\(index)]", allowLineBreaks: false)
         }
@@ -197,17 +223,40 @@ extension Person {
         var found: [Problem] = []
         if !address.contains(":") || address.contains(where: { $0.isNewline }) {
             found.append(
-                Problem(field: "address", "'\(address.prefix(60))' is not a URI; write mailto:\(address.prefix(60))"))
+                Problem(
+                    field: "address",
+                    "'\(address.prefix(60))' is not a URI; write mailto:\(address.prefix(60))"))
         }
         if let name {
             found += TaskRecord.textProblems(name, field: "name", allowLineBreaks: false)
+            if name.hasSuffix("\\") {
+                // As with FILENAME: libical reads `CN=a\:mailto:…` as an escaped colon.
+                found.append(
+                    Problem(
+                        field: "name",
+                        "ends with a backslash, which an iCalendar parameter cannot end with"))
+            }
         }
         for parameter in parameters {
-            if parameter.name.isEmpty || !parameter.name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
-                found.append(Problem(field: "parameters", "'\(parameter.name)' is not a parameter name"))
+            if parameter.name.isEmpty
+                || !parameter.name.allSatisfy({
+                    $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-")
+                })
+            {
+                found.append(
+                    Problem(field: "parameters", "'\(parameter.name)' is not a parameter name"))
+            }
+            if parameter.value.hasSuffix("\\") {
+                found.append(
+                    Problem(
+                        field: "parameters.\(parameter.name)",
+                        "ends with a backslash, which an iCalendar parameter cannot end with"))
             }
             if parameter.value.contains("\"") {
-                found.append(Problem(field: "parameters.\(parameter.name)", "a parameter value cannot contain a double quote"))
+                found.append(
+                    Problem(
+                        field: "parameters.\(parameter.name)",
+                        "a parameter value cannot contain a double quote"))
             }
             found += TaskRecord.textProblems(
                 parameter.value, field: "parameters.\(parameter.name)", allowLineBreaks: false)

@@ -108,6 +108,12 @@ struct Convert: ParsableCommand {
     )
     var dropExtra = false
 
+    @Flag(
+        help:
+            "Write the valid records and skip the invalid ones (each reported; exit 1 when any was skipped) instead of writing nothing."
+    )
+    var skipInvalid = false
+
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
 
@@ -135,6 +141,9 @@ struct Convert: ParsableCommand {
         if outputDir != nil && output != "-" {
             throw ValidationError(
                 "use either -o (one output) or --output-dir (one output per input)")
+        }
+        if outputDir != nil && skipInvalid {
+            throw ValidationError("--skip-invalid writes one output; batch mode skips whole files")
         }
         if outputDir == nil && (report != nil || force || failFast) {
             throw ValidationError(
@@ -174,8 +183,16 @@ struct Convert: ParsableCommand {
         read.expansion = expansion
         read.dropExtra = dropExtra
         let write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
-        let report = Converter.convert(inputs: inputs, output: output, read: read, write: write)
+        let report = Converter.convert(
+            inputs: inputs, output: output, read: read, write: write, skipInvalid: skipInvalid)
         Console.show(report, quiet: quiet)
+        if skipInvalid && !report.succeeded && report.unreadableInputs == 0 {
+            let skipped = report.errors.count + report.suppressedErrors
+            Console.error(
+                "wrote \(report.written) record\(report.written == 1 ? "" : "s") to \(output); skipped what the \(skipped) error(s) above name"
+            )
+            throw ExitCode(1)
+        }
         guard report.succeeded else {
             Console.error(
                 "nothing written: fix the \(report.errors.count + report.suppressedErrors) error(s) above"

@@ -148,7 +148,8 @@ struct Overlaps: ParsableCommand {
         var expansionWindow: Range<Int64>?
         if from != nil || to != nil {
             expansionWindow =
-                (from.flatMap(time.parse) ?? Timestamp.range.lowerBound)..<(to.flatMap(time.parse)
+                (from.flatMap(time.parse) ?? Timestamp.range.lowerBound)
+                ..<(to.flatMap(time.parse)
                 ?? Timestamp.range.upperBound)
         }
         try options.read(inputs, window: expansionWindow) { record, location in
