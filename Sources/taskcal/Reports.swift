@@ -147,10 +147,9 @@ struct Overlaps: ParsableCommand {
         let time = options.time
         var expansionWindow: Range<Int64>?
         if from != nil || to != nil {
-            expansionWindow =
-                (from.flatMap(time.parse) ?? Timestamp.range.lowerBound)
-                ..<(to.flatMap(time.parse)
-                ?? Timestamp.range.upperBound)
+            let lower = from.flatMap(time.parse) ?? Timestamp.range.lowerBound
+            let upper = to.flatMap(time.parse) ?? Timestamp.range.upperBound
+            expansionWindow = lower..<max(lower, upper)
         }
         try options.read(inputs, window: expansionWindow) { record, location in
             if includeFree || record.occupiesTime || record.dateFinish == record.dateStart {
