@@ -133,7 +133,11 @@ public struct ResolvedDateTime: Sendable, Hashable {
             // The file's own VTIMEZONE first (libical resolved it), then the system's data under
             // the name, its Windows name or a vendor prefix.
             ianaZone = TimeZones.ianaName(forTZID: tzid)
-            if time.zone == nil, let ianaZone {
+            if let ianaZone,
+                time.zone == nil || TimeZones.isBeforeFirstOnset(time, of: time.zone!)
+            {
+                // Exporters often write a VTIMEZONE with only recent rules; before its first
+                // onset the file says nothing, and the system's history of the zone applies.
                 time.zone = try TimeZones.zone(named: ianaZone)
             }
             guard time.zone != nil else {

@@ -33,6 +33,14 @@ public final class ICalendarReader {
     /// Calendar-level properties seen so far (`X-WR-TIMEZONE`, `METHOD` …), upper-cased
     /// names to raw values.
     public private(set) var calendarProperties: [String: String] = [:]
+    /// Things the reader left out and why, with their lines; taken with ``takeNotes()``.
+    private var notes: [(line: Int, message: String)] = []
+
+    /// The notes since the last call: properties left out because they had no value.
+    public func takeNotes() -> [(line: Int, message: String)] {
+        defer { notes = [] }
+        return notes
+    }
     /// How many `VCALENDAR`s have begun.
     public private(set) var calendarCount = 0
 
@@ -199,6 +207,28 @@ public final class ICalendarReader {
             return nil
         }
         var content = line
+        if !name.hasPrefix("X-"), icalproperty_string_to_kind(name) == ICAL_NO_PROPERTY {
+            // A name registered after libical 3.0 (LINK, PROXIMITY) or a vendor's own without
+            // the X- prefix (SUBCALENDAR-ID): libical's parser refuses the whole component.
+            notes.append(
+                (number, "\(name) is a property libical 3.0 cannot read; left out"))
+            return nil
+        }
+        if name == "X-LIC-ERROR" {
+            // Written by another libical program into its export; not part of the data.
+            notes.append(
+                (number, "an X-LIC-ERROR line another program left in the file was left out"))
+            return nil
+        }
+        if let valueStart,
+            content[valueStart...].allSatisfy({ $0 == 0x20 || $0 == 0x09 }),
+            !EdgeWhitespace.textProperties.contains(name), name != "ATTACH"
+        {
+            // `RRULE:`, `CATEGORIES:`, `CLASS:`, `X-…:` say nothing; libical would drop the
+            // property with an error that refuses the whole component.
+            notes.append((number, "\(name) has no value; left out"))
+            return nil
+        }
         if let valueStart, EdgeWhitespace.textProperties.contains(name) {
             EdgeWhitespace.protect(&content, valueStart: valueStart)
         } else if let valueStart, valueStart == content.count, name == "ATTACH" {

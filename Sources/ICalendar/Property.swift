@@ -119,8 +119,24 @@ public final class Property {
     ///   would change it (it removes values it cannot read and marks them with X-LIC-ERROR).
     public init(contentLine: String) throws(ICalendarError) {
         Libical.ensureReady()
-        guard !contentLine.contains("\n"), !contentLine.contains("\r"),
-            let made = icalproperty_new_from_string(contentLine)
+        // The edge whitespace of a TEXT value survives as it does when a file is read.
+        var bytes = Array(contentLine.utf8)
+        let nameEnd = bytes.firstIndex { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ":") }
+        let name = String(decoding: bytes[..<(nameEnd ?? bytes.count)], as: UTF8.self).uppercased()
+        if let nameEnd, EdgeWhitespace.textProperties.contains(name),
+            let valueStart = ICalendarReader.valueStart(of: bytes, from: nameEnd)
+        {
+            EdgeWhitespace.protect(&bytes, valueStart: valueStart)
+        }
+        guard !contentLine.contains("\n"), !contentLine.contains("\r"), !bytes.contains(0),
+            let made = bytes.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                let text = Array(buffer) + [0]
+                return text.withUnsafeBufferPointer {
+                    $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: text.count) {
+                        icalproperty_new_from_string($0)
+                    }
+                }
+            })
         else {
             throw ICalendarError(
                 .invalidValue, "'\(contentLine.prefix(80))' is not a content line libical can read")

@@ -45,6 +45,30 @@ public enum TimeZones {
         return nil
     }
 
+    /// Whether the wall-clock `time` comes before every onset (`DTSTART` of `STANDARD` and
+    /// `DAYLIGHT`) of `zone`'s definition, where RFC 5545 leaves the offset undefined.
+    static func isBeforeFirstOnset(_ time: icaltimetype, of zone: OpaquePointer) -> Bool {
+        guard let definition = icaltimezone_get_component(zone) else { return false }
+        var earliest: icaltimetype?
+        var child = icalcomponent_get_first_component(definition, ICAL_ANY_COMPONENT)
+        while let current = child {
+            let onset = icalcomponent_get_dtstart(current)
+            if icaltime_is_null_time(onset) == 0 {
+                if let known = earliest {
+                    if icaltime_compare(onset, known) < 0 { earliest = onset }
+                } else {
+                    earliest = onset
+                }
+            }
+            child = icalcomponent_get_next_component(definition, ICAL_ANY_COMPONENT)
+        }
+        guard var first = earliest else { return false }
+        var local = time
+        local.zone = nil
+        first.zone = nil
+        return icaltime_compare(local, first) < 0
+    }
+
     /// True when the system zone data knows `name`.
     public static func isKnown(_ name: String) -> Bool {
         (try? zone(named: name)) != nil

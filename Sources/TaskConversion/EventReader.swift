@@ -215,7 +215,14 @@ public final class EventReader {
             let propertyName = property.name
             let first = seen.insert(propertyName).inserted
             if !first && Self.singleProperties.contains(propertyName) {
-                extra.append(property.extraLine)
+                if propertyName == "RRULE" {
+                    extra.append(property.extraLine)  // several rules were allowed by RFC 2445
+                } else {
+                    // RFC 5545 allows one; a second would make the output invalid.
+                    warnings.append(
+                        "line \(property.lineNumber ?? 0): a second \(propertyName) in one \(componentName) was left out"
+                    )
+                }
                 continue
             }
             switch propertyName {

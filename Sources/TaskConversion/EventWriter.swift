@@ -210,7 +210,9 @@ public struct EventWriter {
     private func time(_ epoch: Int64, allDay: Bool, zone: String?) throws(ICalendarError)
         -> DateTimeValue
     {
-        if allDay {
+        // A time that is no UTC midnight on an all-day record (Outlook writes RECURRENCE-ID
+        // and EXDATE that way) keeps its instant as a DATE-TIME.
+        if allDay && epoch % 86_400 == 0 {
             var value = DateTimeValue(utcEpoch: epoch)
             value.isDate = true
             value.zone = .floating

@@ -301,6 +301,7 @@ final class ParallelICSSource: RecordSource {
                     .error, Location(file: path, line: error.line), error.message)
                 return result
             }
+            result.warnings += reader.takeNotes().map { "line \($0.line): \($0.message)" }
             guard let item else { return result }
             switch item {
             case .failed(let kind, let line, let errors):

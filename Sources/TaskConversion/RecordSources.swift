@@ -222,6 +222,9 @@ final class ICSRecordSource: RecordSource {
             } catch {
                 throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
             }
+            warnings += reader.takeNotes().map {
+                Diagnostic(.warning, Location(file: path), "line \($0.line): \($0.message)")
+            }
             switch item {
             case nil:
                 return nil

@@ -145,7 +145,7 @@ extension TaskRecord {
             found.append(
                 Problem(field: "color", "'\(color)' is not a CSS colour name such as turquoise"))
         }
-        if let url, !url.contains(":") || url.contains(where: { $0.isWhitespace }) {
+        if let url, !TaskRecord.canBeURI(url) {
             found.append(Problem(field: "url", "'\(url.prefix(60))' is not a URI"))
         }
         if let organizer { found += organizer.problems.map { $0.nested(in: "organizer") } }
@@ -162,12 +162,6 @@ extension TaskRecord {
                         field: "recurrence.rule",
                         "'\(rule.prefix(60))' is not an RFC 5545 rule such as FREQ=WEEKLY;BYDAY=MO,WE"
                     ))
-            }
-            if recurrenceID != nil {
-                found.append(
-                    Problem(
-                        field: "recurrence",
-                        "a changed occurrence (recurrence_id) does not repeat itself"))
             }
             for (field, times) in [("exdates", recurrence.exdates), ("rdates", recurrence.rdates)] {
                 for (index, time) in times.enumerated() where !Timestamp.range.contains(time) {
@@ -193,6 +187,15 @@ extension TaskRecord {
             found += Self.textProblems(line, field: "ical_extra[\(index)]", allowLineBreaks: false)
         }
         return found
+    }
+
+    /// Whether `text` can stand as a URI value. Calendar apps write addresses without a
+    /// scheme (`ATTENDEE:ann`) and links with spaces; those are kept as they are. What cannot
+    /// be kept: nothing at all, line breaks and control characters, and edge whitespace
+    /// (libical trims it).
+    static func canBeURI(_ text: String) -> Bool {
+        !text.isEmpty && text.first?.isWhitespace == false && text.last?.isWhitespace == false
+            && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
     /// Control characters iCalendar text cannot carry. Tabs and line feeds are fine; a
@@ -221,7 +224,7 @@ extension TaskRecord {
 extension Person {
     var problems: [Problem] {
         var found: [Problem] = []
-        if !address.contains(":") || address.contains(where: { $0.isNewline }) {
+        if !TaskRecord.canBeURI(address) {
             found.append(
                 Problem(
                     field: "address",
@@ -294,7 +297,7 @@ extension Attachment {
         }
         switch content {
         case .url(let url):
-            if !url.contains(":") || url.contains(where: { $0.isWhitespace }) {
+            if !TaskRecord.canBeURI(url) {
                 found.append(
                     Problem(
                         field: "url",
@@ -317,7 +320,7 @@ extension Alarm {
                 Problem(
                     field: "attendees", "an email alarm needs at least one recipient (mailto:…)"))
         }
-        for (index, attendee) in attendees.enumerated() where !attendee.contains(":") {
+        for (index, attendee) in attendees.enumerated() where !TaskRecord.canBeURI(attendee) {
             found.append(
                 Problem(
                     field: "attendees[\(index)]",
@@ -336,7 +339,7 @@ extension Alarm {
         }
         if let description { found += TaskRecord.textProblems(description, field: "description") }
         if let summary { found += TaskRecord.textProblems(summary, field: "summary") }
-        if let sound, !sound.contains(":") {
+        if let sound, !TaskRecord.canBeURI(sound) {
             found.append(Problem(field: "sound", "'\(sound)' is not a URI"))
         }
         return found
