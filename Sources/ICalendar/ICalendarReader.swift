@@ -207,7 +207,12 @@ public final class ICalendarReader {
             return nil
         }
         var content = line
-        if !name.hasPrefix("X-"), icalproperty_string_to_kind(name) == ICAL_NO_PROPERTY {
+        if valueStart != nil, !name.isEmpty, !name.hasPrefix("X-"),
+            name.utf8.allSatisfy({
+                $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+            }),
+            icalproperty_string_to_kind(name) == ICAL_NO_PROPERTY
+        {
             // A name registered after libical 3.0 (LINK, PROXIMITY) or a vendor's own without
             // the X- prefix (SUBCALENDAR-ID): libical's parser refuses the whole component.
             notes.append(
