@@ -127,8 +127,10 @@ public final class SQLiteDiary: DiaryStore {
                 arguments.append(to)
             }
             if let from {
+                // A habit may recur into the window whenever it started.
                 conditions.append(
-                    "(date_finish > ? OR (date_finish = date_start AND date_start >= ?))")
+                    "(repeats = 1 OR date_finish > ? OR (date_finish = date_start AND date_start >= ?))"
+                )
                 arguments += [from, from]
             }
             if let search {

@@ -123,7 +123,8 @@ public final class VdirDiary: DiaryStore {
     {
         try load().map(\.record).filter { record in
             if let to, record.dateStart >= to { return false }
-            if let from, record.dateFinish <= from,
+            // A habit may recur into the window whenever it started.
+            if let from, record.dateFinish <= from, record.recurrence == nil,
                 !(record.dateFinish == record.dateStart && record.dateStart >= from)
             {
                 return false

@@ -195,7 +195,7 @@ public final class Component {
     /// The first property named `name`, if any.
     public func firstProperty(named name: String) -> Property? {
         let upper = name.uppercased()
-        let kind = icalproperty_string_to_kind(upper)
+        let kind = PropertyKinds.kind(of: upper)
         guard kind != ICAL_X_PROPERTY && kind != ICAL_NO_PROPERTY else {
             return properties(named: upper).first
         }

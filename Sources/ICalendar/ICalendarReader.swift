@@ -211,7 +211,7 @@ public final class ICalendarReader {
             name.utf8.allSatisfy({
                 $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
             }),
-            icalproperty_string_to_kind(name) == ICAL_NO_PROPERTY
+            !PropertyKinds.isKnown(name)
         {
             // A name registered after libical 3.0 (LINK, PROXIMITY) or a vendor's own without
             // the X- prefix (SUBCALENDAR-ID): libical's parser refuses the whole component.

@@ -69,7 +69,7 @@ public final class Property {
     public init(_ name: String, _ value: PropertyValue, parameters: [Parameter] = []) {
         Libical.ensureReady()
         let upper = name.uppercased()
-        let kind = icalproperty_string_to_kind(upper)
+        let kind = PropertyKinds.kind(of: upper)
         var made: OpaquePointer
         switch value {
         case .attachmentURI(let uri):
@@ -259,7 +259,8 @@ public final class Property {
                 return String(cString: name).uppercased()
             }
         }
-        return Libical.copyString(icalproperty_kind_to_string(kind)) ?? "X-UNKNOWN"
+        return PropertyKinds.name(of: kind)
+            ?? Libical.copyString(icalproperty_kind_to_string(kind)) ?? "X-UNKNOWN"
     }
 
     /// The property name, upper-cased (`DTSTART`, `X-WR-TIMEZONE`).

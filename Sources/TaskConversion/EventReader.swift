@@ -236,7 +236,10 @@ public final class EventReader {
             case "LOCATION":
                 record.location = property.text
             case "CATEGORIES":
-                record.categories += property.listText.filter { !$0.isEmpty }
+                // "Work, Team": the space after the comma is layout, and a list cannot keep it.
+                record.categories += property.listText.map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }.filter { !$0.isEmpty }
             case "COLOR":
                 record.color = property.text
             case "CLASS":

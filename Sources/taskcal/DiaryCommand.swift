@@ -200,8 +200,16 @@ struct DiaryCommand: ParsableCommand {
                 upper = span.finish
             }
             let store = try options.open()
-            let records = try options.run { () throws(DiaryError) in
+            var records = try options.run { () throws(DiaryError) in
                 try store.entries(from: lower, to: upper, search: search)
+            }
+            if lower != nil || upper != nil, records.contains(where: { $0.recurrence != nil }) {
+                // In a window, habits are listed as their occurrences there.
+                let window =
+                    (lower ?? Timestamp.range.lowerBound)..<(upper ?? Timestamp.range.upperBound)
+                records = Expansion(window: window).expand(records).records.sorted {
+                    ($0.dateStart, $0.dateFinish, $0.id) < ($1.dateStart, $1.dateFinish, $1.id)
+                }
             }
             switch format {
             case .json:

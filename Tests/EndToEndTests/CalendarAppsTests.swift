@@ -221,6 +221,11 @@ struct CalendarAppsTests {
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         let list = try diary(["list"])
         #expect(list.stdout.contains("(repeats: FREQ=WEEKLY;BYDAY=MO,WE,FR)"))
+        // A day's list shows the habits' occurrences that day.
+        let friday = try diary(["list", "--day", "2026-12-18"])
+        #expect(friday.stdout.contains("2026-12-18 Fri 08:00–09:00  Gym"), "\(friday.stdout)")
+        #expect(friday.stdout.contains("2026-12-18 Fri 19:00–19:30  Run"))
+        #expect(!friday.stdout.contains("Dentist"))
         let agenda = try cli.run([
             "agenda", "2026-12-18", "--store", store.hasPrefix("vdir:") ? store : cli.path(store),
             "--tz", "Europe/Berlin",
