@@ -80,6 +80,35 @@ let lookupTime = try seconds {
 }
 precondition(refused == probes, "every probe must be refused")
 
+// 3. Habits: 20 weekly entries that never end, in the free half of each hour, checked against
+// every single entry (up to the last one) when added; then the same refused adds as in 2.
+let habits = 20
+let habitAddTime = try seconds {
+    for hour in 0..<habits {
+        var habit = TaskRecord(
+            id: 0, dateStart: Int64(hour) * 3600 + 1800, dateFinish: Int64(hour + 1) * 3600,
+            name: "habit \(hour)")
+        habit.recurrence = Recurrence(rule: "FREQ=WEEKLY")
+        habit.timeZone = "UTC"
+        _ = try diary.add(habit)
+    }
+}
+refused = 0
+let habitCheckTime = seconds {
+    for probe in 0..<probes {
+        let index = (probe * 7919) % count
+        do {
+            _ = try diary.add(
+                TaskRecord(
+                    id: 0, dateStart: Int64(index) * 3600 + 600,
+                    dateFinish: Int64(index) * 3600 + 900, name: "x"))
+        } catch {
+            refused += 1
+        }
+    }
+}
+precondition(refused == probes, "every probe must be refused")
+
 func format(_ value: Double) -> String { String(format: "%.3f", value) }
 print("diary benchmark, N = \(count), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("| measure | taskcal | baseline | ratio |")
@@ -91,4 +120,11 @@ let check = checkTime / Double(probes) * 1e6
 let lookup = lookupTime / Double(probes) * 1e6
 print(
     "| one overlap check (refused add) in \(count) entries | \(String(format: "%.1f", check)) µs | \(String(format: "%.1f", lookup)) µs: read by id | \(String(format: "%.2f", check / lookup))x |"
+)
+let habitCheck = habitCheckTime / Double(probes) * 1e6
+print(
+    "| add one weekly habit, checked against \(count) entries (\(count / 168) weeks) | \(format(habitAddTime / Double(habits) * 1000)) ms | | |"
+)
+print(
+    "| one overlap check with \(habits) habits in the store | \(String(format: "%.1f", habitCheck)) µs | \(String(format: "%.1f", check)) µs: the same check without habits | \(String(format: "%.2f", habitCheck / check))x |"
 )

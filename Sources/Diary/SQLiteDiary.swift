@@ -158,11 +158,16 @@ public final class SQLiteDiary: DiaryStore {
     )] {
         guard record.occupiesTime else { return [] }
         var found: [(mine: TaskRecord, other: TaskRecord)] = []
+        // Habits that start before this entry ends (all of them for a habit, which repeats).
         let series = try Row.fetchAll(
-            db,
-            sql:
-                "SELECT id, record FROM entry INDEXED BY entry_repeating WHERE repeats = 1 AND id != ?",
-            arguments: [record.id]
+            db.cachedStatement(
+                sql: """
+                    SELECT id, record FROM entry INDEXED BY entry_repeating
+                    WHERE repeats = 1 AND id != ? AND date_start < ?
+                    """),
+            arguments: [
+                record.id, record.recurrence == nil ? record.dateFinish : Int64.max,
+            ]
         ).map { row throws in try Self.record(row) }
         for other in series {
             if let pair = Expansion.collisions(record, other, limit: 1).first { found.append(pair) }
@@ -198,11 +203,11 @@ public final class SQLiteDiary: DiaryStore {
         // before our finish, every entry that still ends after our start collides, and the
         // first one that does not ends the walk.
         let rows = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT id, date_finish, record FROM entry INDEXED BY entry_occupied_by_start
-                WHERE occupies = 1 AND date_start < ? ORDER BY date_start DESC, date_finish DESC
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT id, date_finish, record FROM entry INDEXED BY entry_occupied_by_start
+                    WHERE occupies = 1 AND date_start < ? ORDER BY date_start DESC, date_finish DESC
+                    """),
             arguments: [record.dateFinish])
         var found: [TaskRecord] = []
         while let row = try rows.next() {
