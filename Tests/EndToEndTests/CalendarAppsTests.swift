@@ -269,6 +269,38 @@ struct CalendarAppsTests {
         #expect(try cli.read("out.json").contains("\"name\": \"fine\""))
     }
 
+    @Test(
+        "an all-day event keeps its dates in every zone, from the date line's both sides",
+        arguments: ["Pacific/Kiritimati", "Pacific/Pago_Pago", "Asia/Kathmandu", "UTC"])
+    func allDayInZones(zone: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // 24–26 December 2026: three days, the end date exclusive.
+        try cli.write(
+            "days.json",
+            """
+            [{"id": 1, "date_start": "1798070400", "date_finish": "1798329600", "name": "Christmas",
+              "all_day": true}]
+            """)
+        #expect(try cli.run(["convert", "days.json", "-o", "days.ics", "--tz", zone]).status == 0)
+        let ics = try cli.read("days.ics")
+        #expect(ics.contains("DTSTART;VALUE=DATE:20261224\r\n"))
+        #expect(ics.contains("DTEND;VALUE=DATE:20261227\r\n"))
+        #expect(
+            try cli.run(["convert", "days.ics", "-o", "back.json", "--tz", zone]).status == 0)
+        #expect(try cli.read("back.json").contains("\"date_start\": \"1798070400\""))
+        let month = try cli.run([
+            "month", "2026-12", "days.json", "--tz", zone, "--format", "json",
+        ])
+        let days =
+            (try JSONSerialization.jsonObject(with: Data(month.stdout.utf8)) as? [String: Any])?[
+                "days"] as? [[String: Any]] ?? []
+        let marked = days.filter { ($0["entries"] as? Int ?? 0) > 0 }.compactMap {
+            $0["date"] as? String
+        }
+        #expect(marked == ["2026-12-24", "2026-12-25", "2026-12-26"])
+    }
+
     @Test("JSON records get libical's checks: unknown zones and rules are refused with the field")
     func checks() throws {
         let cli = try Taskcal()

@@ -46,7 +46,8 @@ struct JudgeTests {
         .enabled(if: calcurse || required, "calcurse is not installed"),
         arguments: [
             "spec-example.json", "attachments-and-alarms.json", "google-export.ics",
-            "outlook-export.ics",
+            "outlook-export.ics", "google-recurring.ics", "todo-with-subtasks.ics",
+            "weekly-habit.json",
         ])
     func calcurseImport(sample: String) throws {
         let cli = try Taskcal()
