@@ -205,7 +205,13 @@ public final class EventReader {
         record.unscheduled = start == nil
         record.due = dueEpoch
         record.done = done
-        if let start, !allDay { record.timeZone = start.ianaZone }
+        if let start, !allDay {
+            // A floating time was read in a zone (X-WR-TIMEZONE, --tz or the local one); its
+            // repeats step in that zone too.
+            record.timeZone =
+                start.ianaZone
+                ?? (start.value.zone == .floating ? zoneForFloating ?? TimeZones.localName : nil)
+        }
         var seen: Set<String> = []
         var rdates: [Int64] = []
         var exdates: [Int64] = []

@@ -269,6 +269,36 @@ struct CalendarAppsTests {
         #expect(try cli.read("out.json").contains("\"name\": \"fine\""))
     }
 
+    @Test("a floating weekly event repeats at the same wall-clock time in X-WR-TIMEZONE")
+    func floatingSeries() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try cli.write(
+            "floating.ics",
+            """
+            BEGIN:VCALENDAR
+            VERSION:2.0
+            PRODID:x
+            X-WR-TIMEZONE:Europe/Berlin
+            BEGIN:VEVENT
+            UID:choir
+            DTSTART:20261021T190000
+            DTEND:20261021T203000
+            RRULE:FREQ=WEEKLY;COUNT=3
+            SUMMARY:Choir
+            END:VEVENT
+            END:VCALENDAR
+
+            """)
+        let result = try cli.run([
+            "convert", "floating.ics", "--to", "ndjson", "-o", "-", "--expand",
+            "2026-10-01..2026-12-01",
+        ])
+        let starts = try records(result.stdout).compactMap { $0["date_start"] as? String }
+        // 19:00 CEST, then 19:00 CET after the clocks went back on 25 October.
+        #expect(starts == ["1792602000", "1793210400", "1793815200"])
+    }
+
     @Test(
         "an all-day event keeps its dates in every zone, from the date line's both sides",
         arguments: ["Pacific/Kiritimati", "Pacific/Pago_Pago", "Asia/Kathmandu", "UTC"])
