@@ -384,11 +384,27 @@ public final class EventReader {
         if case .uri(let uri)? = component.firstProperty(named: "ATTACH")?.attachment {
             sound = uri
         }
-        return TaskModel.Alarm(
+        let mapped: Set<String> = [
+            "ACTION", "TRIGGER", "DESCRIPTION", "SUMMARY", "ATTENDEE", "ATTACH", "REPEAT",
+            "DURATION", EventWriter.disabledActionProperty,
+        ]
+        var seen: Set<String> = []
+        var extra: [String] = []
+        for property in component.properties() {
+            let name = property.name
+            let first = seen.insert(name).inserted
+            if name == "X-LIC-ERROR" || (mapped.contains(name) && (first || name == "ATTENDEE")) {
+                continue
+            }
+            extra.append(property.extraLine)
+        }
+        var alarm = TaskModel.Alarm(
             action: action, trigger: trigger, description: text("DESCRIPTION"),
             summary: text("SUMMARY"),
             attendees: component.properties(named: "ATTENDEE").map(\.text), sound: sound,
             repeatCount: repeatCount, repeatInterval: repeatInterval, enabled: enabled)
+        alarm.icalExtra = extra
+        return alarm
     }
 }
 

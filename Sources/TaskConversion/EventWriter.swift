@@ -188,8 +188,19 @@ public struct EventWriter {
                 }
             }
         }
-        for alarm in record.alarms {
-            event.add(self.alarm(alarm, of: record))
+        for (index, alarm) in record.alarms.enumerated() {
+            let component = self.alarm(alarm, of: record)
+            if !dropExtra {
+                for (line, text) in alarm.icalExtra.enumerated() {
+                    do {
+                        component.add(try Property(contentLine: text))
+                    } catch {
+                        throw Problem(
+                            field: "alarms[\(index)].ical_extra[\(line)]", error.message)
+                    }
+                }
+            }
+            event.add(component)
         }
         return event
     }

@@ -155,6 +155,16 @@ final class CalendarCheckSource: RecordSource {
                 found.append(Problem(field: "ical_extra[\(index)]", error.message))
             }
         }
+        for (index, alarm) in record.alarms.enumerated() {
+            for (line, text) in alarm.icalExtra.enumerated() {
+                do {
+                    _ = try Property(contentLine: text)
+                } catch {
+                    found.append(
+                        Problem(field: "alarms[\(index)].ical_extra[\(line)]", error.message))
+                }
+            }
+        }
         for (index, subtask) in record.subtasks.enumerated() {
             found += problems(of: subtask).map { $0.nested(in: "subtasks[\(index)]") }
         }
@@ -219,6 +229,7 @@ extension TaskRecord {
     /// Removes the verbatim lines of the record and its subtasks.
     mutating func dropExtra() {
         icalExtra = []
+        for index in alarms.indices { alarms[index].icalExtra = [] }
         for index in subtasks.indices { subtasks[index].dropExtra() }
     }
 }

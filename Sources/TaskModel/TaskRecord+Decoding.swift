@@ -393,7 +393,7 @@ extension Alarm {
     static let fields: Set<String> = [
         "action", "trigger", "related", "trigger_at", "description", "summary", "attendees",
         "sound",
-        "repeat", "repeat_interval", "enabled",
+        "repeat", "repeat_interval", "enabled", "ical_extra",
     ]
 
     init(from decoder: any Decoder) throws {
@@ -436,6 +436,7 @@ extension Alarm {
             return text
         }
         let enabled = reader.optional("enabled") { try $0.bool($1) }
+        let extra = reader.optional("ical_extra") { try $0.strings($1) }
         var trigger: Trigger?
         switch (relative, absolute) {
         case (let relative?, nil): trigger = .relative(relative, fromEnd: related ?? false)
@@ -460,5 +461,6 @@ extension Alarm {
             attendees: attendees ?? [], sound: sound, repeatCount: repeatCount,
             repeatInterval: repeatInterval,
             enabled: enabled ?? true)
+        icalExtra = extra ?? []
     }
 }

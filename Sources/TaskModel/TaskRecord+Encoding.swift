@@ -134,6 +134,10 @@ extension Alarm {
         if let repeatCount { writer.field("repeat", number: Int64(repeatCount)) }
         if let repeatInterval { writer.field("repeat_interval", string: repeatInterval) }
         if !enabled { writer.field("enabled", bool: false) }
+        if !icalExtra.isEmpty {
+            writer.key("ical_extra")
+            writer.array(icalExtra) { writer, line in writer.string(line) }
+        }
         writer.end()
     }
 }

@@ -176,7 +176,14 @@ extension TaskRecord {
             found.append(
                 Problem(field: "recurrence_id", "\(recurrenceID) is outside the years 0001–9999"))
         }
-        for (index, line) in icalExtra.enumerated() {
+        found += Self.extraProblems(icalExtra)
+        return found
+    }
+
+    /// The problems of `ical_extra` lines: each must look like one content line.
+    static func extraProblems(_ lines: [String]) -> [Problem] {
+        var found: [Problem] = []
+        for (index, line) in lines.enumerated() {
             if !line.contains(":") || line.hasPrefix("BEGIN:") || line.hasPrefix("END:") {
                 found.append(
                     Problem(
@@ -184,7 +191,7 @@ extension TaskRecord {
                         "'\(line.prefix(60))' is not an iCalendar content line such as X-NAME:value"
                     ))
             }
-            found += Self.textProblems(line, field: "ical_extra[\(index)]", allowLineBreaks: false)
+            found += textProblems(line, field: "ical_extra[\(index)]", allowLineBreaks: false)
         }
         return found
     }
@@ -339,6 +346,7 @@ extension Alarm {
         }
         if let description { found += TaskRecord.textProblems(description, field: "description") }
         if let summary { found += TaskRecord.textProblems(summary, field: "summary") }
+        found += TaskRecord.extraProblems(icalExtra)
         if let sound, !TaskRecord.canBeURI(sound) {
             found.append(Problem(field: "sound", "'\(sound)' is not a URI"))
         }

@@ -167,6 +167,9 @@ public struct Alarm: Sendable, Hashable {
     public var repeatInterval: String?
     /// `false` keeps an alarm that must not fire (RFC 9074 `ACTION:NONE`).
     public var enabled: Bool
+    /// The alarm's content lines the format has no field for, verbatim (Apple's
+    /// `X-WR-ALARMUID`, `ACKNOWLEDGED`, …).
+    public var icalExtra: [String] = []
 
     /// Creates an alarm.
     public init(

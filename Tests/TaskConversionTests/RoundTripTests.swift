@@ -175,6 +175,12 @@ private let calendarRecord = zip(
     zip(Gen.int(in: 0...5), Gen.int64(in: 0...3_000_000), Gen.bool)
 ).map { base, place, people, shape -> TaskRecord in
     var record = base
+    for index in record.alarms.indices where index % 2 == 0 {
+        // Apple's alarm lines the format has no field for.
+        record.alarms[index].icalExtra = [
+            "X-WR-ALARMUID:7D2E1C1B-\(index)", "ACKNOWLEDGED:20261101T080000Z",
+        ]
+    }
     record.location = place.0
     record.categories = place.1
     record.color = place.2
