@@ -164,6 +164,15 @@ enum Rules {
         }
         if let rule = record.recurrence?.rule, let problem = RecurrenceRule.problem(rule) {
             problems.append(Problem(field: "recurrence.rule", problem))
+        } else if let rule = record.recurrence?.rule?.uppercased(),
+            rule.contains("FREQ=SECONDLY") || rule.contains("FREQ=MINUTELY")
+        {
+            // Each occurrence is checked; one a minute would be half a million a year.
+            problems.append(
+                Problem(
+                    field: "recurrence.rule",
+                    "a diary habit repeats hourly at most often; this one repeats every second or minute"
+                ))
         }
         if let zone = record.timeZone, TimeZones.ianaName(forTZID: zone) == nil {
             problems.append(Problem(field: "time_zone", "unknown time zone '\(zone)'"))
