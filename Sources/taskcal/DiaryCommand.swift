@@ -274,6 +274,22 @@ struct DiaryCommand: ParsableCommand {
         @Option(help: "New start.") var start: String?
         @Option(help: "New end.") var end: String?
         @Option(help: "New description (empty to remove it).") var description: String?
+        @Option(
+            help:
+                "Make it repeat by this RFC 5545 rule (FREQ=WEEKLY;BYDAY=TU,TH), or 'none' to stop it repeating."
+        )
+        var rule: String?
+        @Option(
+            help:
+                "A habit: leave out its occurrence on this day (YYYY-MM-DD in --tz) or at this time. May be repeated."
+        )
+        var skip: [String] = []
+
+        func validate() throws {
+            if let rule, rule.lowercased() != "none", let problem = RecurrenceRule.problem(rule) {
+                throw ValidationError("--rule: \(problem)")
+            }
+        }
 
         func run() throws {
             let store = try options.open()
@@ -282,6 +298,39 @@ struct DiaryCommand: ParsableCommand {
             if let start { record.dateStart = try options.parseTime(start, option: "--start") }
             if let end { record.dateFinish = try options.parseTime(end, option: "--end") }
             if let description { record.description = description.isEmpty ? nil : description }
+            if let rule {
+                if rule.lowercased() == "none" {
+                    record.recurrence = nil
+                } else {
+                    record.recurrence = Recurrence(
+                        rule: rule, exdates: record.recurrence?.exdates ?? [],
+                        rdates: record.recurrence?.rdates ?? [])
+                    record.timeZone = record.timeZone ?? options.time.zone
+                }
+            }
+            for text in skip {
+                guard record.recurrence != nil else {
+                    throw ValidationError("--skip: #\(id) does not repeat")
+                }
+                let time = options.time
+                var window: Range<Int64>
+                if let day = LocalTime.Day(text) {
+                    let span = time.span(of: day)
+                    window = span.start..<span.finish
+                } else {
+                    let instant = try options.parseTime(text, option: "--skip")
+                    window = instant..<instant + 1
+                }
+                // The occurrences that start in the window.
+                let starts = ((try? Expansion(window: window).occurrences(of: record).0) ?? [])
+                    .map(\.dateStart).filter { window.contains($0) }
+                guard !starts.isEmpty else {
+                    throw ValidationError(
+                        "--skip '\(text)': #\(id) \"\(record.name)\" does not occur then")
+                }
+                let known = record.recurrence?.exdates ?? []
+                record.recurrence?.exdates = known + starts.filter { !known.contains($0) }
+            }
             try options.run { () throws(DiaryError) in try store.update(record) }
         }
     }

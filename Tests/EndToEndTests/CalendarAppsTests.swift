@@ -217,6 +217,17 @@ struct CalendarAppsTests {
         ])
         #expect(thursday.status == 1)
         #expect(thursday.stderr.contains("\"Dentist\""))
+        // Skipping one Wednesday frees its slot; a rule change is checked like an add.
+        #expect(try diary(["edit", "1", "--skip", "2026-12-16"]).status == 0)
+        #expect(
+            try diary([
+                "add", "--name", "Dentist", "--start", "2026-12-16T08:30", "--end",
+                "2026-12-16T09:30",
+            ]).status == 0)
+        #expect(try diary(["edit", "1", "--skip", "2026-12-17"]).status == 2)
+        let everyDay = try diary(["edit", "1", "--rule", "FREQ=DAILY"])
+        #expect(everyDay.status == 1)
+        #expect(everyDay.stderr.contains("\"Dentist\""))
         let check = try diary(["check"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         let list = try diary(["list"])
