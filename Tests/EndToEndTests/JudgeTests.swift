@@ -21,7 +21,7 @@ struct JudgeTests {
             if: pythonJudges || required, "python3 with icalendar and vobject is not installed"),
         arguments: [
             ("attachments-and-alarms.json", nil), ("spec-example.json", "America/New_York"),
-            ("attachments-and-alarms.json", "Asia/Kolkata"),
+            ("attachments-and-alarms.json", "Asia/Kolkata"), ("weekly-habit.json", "UTC"),
         ] as [(String, String?)])
     func pythonParsers(sample: String, zone: String?) throws {
         let cli = try Taskcal()
