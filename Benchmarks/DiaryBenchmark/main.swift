@@ -61,24 +61,30 @@ let rawTime = try seconds {
 
 // 2. One overlap check in the full store.
 let probes = 2000
-var refused = 0
-let checkTime = seconds {
-    for probe in 0..<probes {
-        let index = (probe * 7919) % count
-        do {
-            _ = try diary.add(
-                TaskRecord(
-                    id: 0, dateStart: Int64(index) * 3600 + 600,
-                    dateFinish: Int64(index) * 3600 + 900, name: "x"))
-        } catch {
-            refused += 1
+
+/// Seconds for `probes` adds that each collide with a single entry (all must be refused).
+func refusedAdds() -> Double {
+    var refused = 0
+    let time = seconds {
+        for probe in 0..<probes {
+            let index = (probe * 7919) % count
+            do {
+                _ = try diary.add(
+                    TaskRecord(
+                        id: 0, dateStart: Int64(index) * 3600 + 600,
+                        dateFinish: Int64(index) * 3600 + 900, name: "x"))
+            } catch {
+                refused += 1
+            }
         }
     }
+    precondition(refused == probes, "every probe must be refused")
+    return time
 }
+let checkTime = refusedAdds()
 let lookupTime = try seconds {
     for probe in 0..<probes { _ = try diary.entry(Int64((probe * 7919) % count + 1)) }
 }
-precondition(refused == probes, "every probe must be refused")
 
 // 3. Habits: 20 weekly entries that never end, in the free half of each hour, checked against
 // every single entry (up to the last one) when added; then the same refused adds as in 2.
@@ -93,21 +99,7 @@ let habitAddTime = try seconds {
         _ = try diary.add(habit)
     }
 }
-refused = 0
-let habitCheckTime = seconds {
-    for probe in 0..<probes {
-        let index = (probe * 7919) % count
-        do {
-            _ = try diary.add(
-                TaskRecord(
-                    id: 0, dateStart: Int64(index) * 3600 + 600,
-                    dateFinish: Int64(index) * 3600 + 900, name: "x"))
-        } catch {
-            refused += 1
-        }
-    }
-}
-precondition(refused == probes, "every probe must be refused")
+let habitCheckTime = refusedAdds()
 
 func format(_ value: Double) -> String { String(format: "%.3f", value) }
 print("diary benchmark, N = \(count), \(ProcessInfo.processInfo.activeProcessorCount) cores")

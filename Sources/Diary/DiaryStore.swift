@@ -162,9 +162,9 @@ enum Rules {
                     "a changed occurrence of a repeating entry cannot be stored on its own; edit the series, or add the changed time as an entry without recurrence_id"
                 ))
         }
-        if let rule = record.recurrence?.rule, let problem = RecurrenceRule.problem(rule) {
-            problems.append(Problem(field: "recurrence.rule", problem))
-        } else if let rule = record.recurrence?.rule?.uppercased(),
+        problems += CalendarChecks.problems(of: record)
+        if !problems.contains(where: { $0.field == "recurrence.rule" }),
+            let rule = record.recurrence?.rule?.uppercased(),
             rule.contains("FREQ=SECONDLY") || rule.contains("FREQ=MINUTELY")
         {
             // Each occurrence is checked; one a minute would be half a million a year.
@@ -173,9 +173,6 @@ enum Rules {
                     field: "recurrence.rule",
                     "a diary habit repeats hourly at most often; this one repeats every second or minute"
                 ))
-        }
-        if let zone = record.timeZone, TimeZones.ianaName(forTZID: zone) == nil {
-            problems.append(Problem(field: "time_zone", "unknown time zone '\(zone)'"))
         }
         if !problems.isEmpty { throw .invalid(problems) }
     }

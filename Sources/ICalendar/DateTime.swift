@@ -134,7 +134,9 @@ public struct ResolvedDateTime: Sendable, Hashable {
             // the name, its Windows name or a vendor prefix.
             ianaZone = TimeZones.ianaName(forTZID: tzid)
             if let ianaZone,
-                time.zone == nil || TimeZones.isBeforeFirstOnset(time, of: time.zone!)
+                time.zone == nil
+                    || TimeZones.fileZoneFallsShort(
+                        time, fileZone: time.zone!, systemZone: ianaZone)
             {
                 // Exporters often write a VTIMEZONE with only recent rules; before its first
                 // onset the file says nothing, and the system's history of the zone applies.

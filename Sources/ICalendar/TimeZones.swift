@@ -1,5 +1,6 @@
 import CLibical
 import Foundation
+import Synchronization
 
 /// Time zones from the system's zone data (Debian's `tzdata`), as libical loads them.
 public enum TimeZones {
@@ -12,7 +13,7 @@ public enum TimeZones {
         if name == "UTC" || name == "Etc/UTC" || name == "GMT" || name == "Z" {
             return icaltimezone_get_utc_timezone()
         }
-        guard let zone = icaltimezone_get_builtin_timezone(name) else {
+        guard let zone = builtin(name) else {
             throw ICalendarError(
                 .invalidValue,
                 "unknown time zone '\(name)': expected an IANA name such as Europe/Moscow")
@@ -26,6 +27,30 @@ public enum TimeZones {
     /// (`/mozilla.org/20050126_1/Europe/Berlin`, `/freeassociation.sourceforge.net/…`).
     /// `nil` when none of these is known.
     public static func ianaName(forTZID tzid: String) -> String? {
+        // Asked for every zoned time of every event: remembered per TZID.
+        if let known = names.withLock({ $0[tzid] }) { return known }
+        let found = lookUpIANAName(forTZID: tzid)
+        names.withLock { $0[tzid] = .some(found) }
+        return found
+    }
+
+    /// TZIDs already looked up, and what they resolved to.
+    private static let names = Mutex<[String: String?]>([:])
+    /// Built-in zones by name, as addresses: libical's look-up is a linear scan, and built-in
+    /// zones live as long as the process.
+    private static let builtins = Mutex<[String: UInt]>([:])
+
+    /// `icaltimezone_get_builtin_timezone`, remembered.
+    private static func builtin(_ name: String) -> OpaquePointer? {
+        if let address = builtins.withLock({ $0[name] }) {
+            return OpaquePointer(bitPattern: address)
+        }
+        let zone = icaltimezone_get_builtin_timezone(name)
+        builtins.withLock { $0[name] = UInt(bitPattern: zone) }
+        return zone
+    }
+
+    private static func lookUpIANAName(forTZID tzid: String) -> String? {
         let trimmed = tzid.trimmingCharacters(in: .whitespaces)
         if trimmed == "UTC" || trimmed == "Etc/UTC" || trimmed == "GMT" || trimmed == "Z" {
             return "UTC"
@@ -43,6 +68,22 @@ public enum TimeZones {
             }
         }
         return nil
+    }
+
+    /// Whether the system's zone `systemZone` should be used for `time` instead of the file's
+    /// definition `fileZone`: they disagree about its offset and `time` comes before the file's
+    /// first onset. Comparing offsets first keeps the walk over the definition off the common
+    /// path, where both agree.
+    static func fileZoneFallsShort(
+        _ time: icaltimetype, fileZone: OpaquePointer, systemZone: String
+    ) -> Bool {
+        guard let system = try? zone(named: systemZone), system != fileZone else { return false }
+        var local = time
+        local.zone = nil
+        var daylight: Int32 = 0
+        let fileOffset = icaltimezone_get_utc_offset(fileZone, &local, &daylight)
+        let systemOffset = icaltimezone_get_utc_offset(system, &local, &daylight)
+        return fileOffset != systemOffset && isBeforeFirstOnset(time, of: fileZone)
     }
 
     /// Whether the wall-clock `time` comes before every onset (`DTSTART` of `STANDARD` and

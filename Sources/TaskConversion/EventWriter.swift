@@ -180,25 +180,18 @@ public struct EventWriter {
             event.add(try property(for: attachment, index: index, base: attachmentBase))
         }
         if !dropExtra {
-            for (index, line) in record.icalExtra.enumerated() {
-                do {
-                    event.add(try Property(contentLine: line))
-                } catch {
-                    throw Problem(field: "ical_extra[\(index)]", error.message)
-                }
-            }
+            let extra = ExtraLines.properties(record.icalExtra)
+            if let problem = extra.problems.first { throw problem }
+            extra.properties.forEach(event.add)
         }
         for (index, alarm) in record.alarms.enumerated() {
             let component = self.alarm(alarm, of: record)
             if !dropExtra {
-                for (line, text) in alarm.icalExtra.enumerated() {
-                    do {
-                        component.add(try Property(contentLine: text))
-                    } catch {
-                        throw Problem(
-                            field: "alarms[\(index)].ical_extra[\(line)]", error.message)
-                    }
+                let extra = ExtraLines.properties(alarm.icalExtra)
+                if let problem = extra.problems.first {
+                    throw problem.nested(in: "alarms[\(index)]")
                 }
+                extra.properties.forEach(component.add)
             }
             event.add(component)
         }

@@ -124,7 +124,7 @@ final class CalendarCheckSource: RecordSource {
     func next() throws(Diagnostic) -> SourceItem? {
         guard let item = try inner.next() else { return nil }
         guard case .record(let record, let location) = item else { return item }
-        let problems = Self.problems(of: record)
+        let problems = CalendarChecks.problems(of: record)
         if problems.isEmpty { return item }
         return .failed(
             problems.map {
@@ -135,9 +135,13 @@ final class CalendarCheckSource: RecordSource {
                         field: $0.field), $0.message)
             })
     }
+}
 
-    /// The problems libical finds in `record` and its subtasks.
-    static func problems(of record: TaskRecord) -> [Problem] {
+/// The checks of a record that need libical, shared by JSON input and the diary.
+public enum CalendarChecks {
+    /// The problems libical finds in `record` and its subtasks: unknown zones, rules it
+    /// cannot expand, `ical_extra` lines it cannot read.
+    public static func problems(of record: TaskRecord) -> [Problem] {
         var found: [Problem] = []
         if let zone = record.timeZone, TimeZones.ianaName(forTZID: zone) == nil {
             found.append(
@@ -148,27 +152,34 @@ final class CalendarCheckSource: RecordSource {
         if let rule = record.recurrence?.rule, let problem = RecurrenceRule.problem(rule) {
             found.append(Problem(field: "recurrence.rule", problem))
         }
-        for (index, line) in record.icalExtra.enumerated() {
-            do {
-                _ = try Property(contentLine: line)
-            } catch {
-                found.append(Problem(field: "ical_extra[\(index)]", error.message))
-            }
-        }
+        found += ExtraLines.properties(record.icalExtra).problems
         for (index, alarm) in record.alarms.enumerated() {
-            for (line, text) in alarm.icalExtra.enumerated() {
-                do {
-                    _ = try Property(contentLine: text)
-                } catch {
-                    found.append(
-                        Problem(field: "alarms[\(index)].ical_extra[\(line)]", error.message))
-                }
+            found += ExtraLines.properties(alarm.icalExtra).problems.map {
+                $0.nested(in: "alarms[\(index)]")
             }
         }
         for (index, subtask) in record.subtasks.enumerated() {
             found += problems(of: subtask).map { $0.nested(in: "subtasks[\(index)]") }
         }
         return found
+    }
+}
+
+/// `ical_extra` lines as libical properties.
+enum ExtraLines {
+    /// The properties of `lines`, and a problem (field `ical_extra[i]`) for each line libical
+    /// cannot read.
+    static func properties(_ lines: [String]) -> (properties: [Property], problems: [Problem]) {
+        var properties: [Property] = []
+        var problems: [Problem] = []
+        for (index, line) in lines.enumerated() {
+            do {
+                properties.append(try Property(contentLine: line))
+            } catch {
+                problems.append(Problem(field: "ical_extra[\(index)]", error.message))
+            }
+        }
+        return (properties, problems)
     }
 }
 
