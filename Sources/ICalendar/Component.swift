@@ -224,14 +224,38 @@ public final class Component {
     /// The component as iCalendar text: CRLF line ends, lines folded at 75 octets,
     /// text escaped. The corresponding libical function is `icalcomponent_as_ical_string_r`.
     public func serialized() -> String {
-        Libical.takeString(icalcomponent_as_ical_string_r(pointer)) ?? ""
+        var bytes: [UInt8] = []
+        serialize(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the serialized component to `buffer` without an intermediate `String`.
+    ///
+    /// libical 3.0 folds a line whose content ends exactly at the 75-octet boundary between
+    /// the `\r` and the `\n` of its line end (`…\r` `\r\n ` `\n`): readers then see a stray
+    /// carriage return and an empty continuation, and trailing whitespace of the value is lost.
+    /// That sequence cannot occur otherwise (text values escape line breaks), so it is put
+    /// back to a plain `\r\n` here.
     public func serialize(into buffer: inout [UInt8]) {
         guard let text = icalcomponent_as_ical_string_r(pointer) else { return }
         defer { icalmemory_free_buffer(text) }
-        buffer.append(contentsOf: UnsafeRawBufferPointer(start: text, count: strlen(text)))
+        let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
+        let broken: [UInt8] = [0x0D, 0x0D, 0x0A, 0x20, 0x0A]
+        var index = 0
+        var copied = 0
+        while let found = bytes[index...].firstIndex(of: 0x0D) {
+            if found + broken.count <= bytes.count,
+                bytes[found..<found + broken.count].elementsEqual(broken)
+            {
+                buffer.append(contentsOf: bytes[copied..<found])
+                buffer += [0x0D, 0x0A]
+                copied = found + broken.count
+                index = copied
+            } else {
+                index = found + 1
+            }
+        }
+        buffer.append(contentsOf: bytes[copied...])
     }
 
     /// A deep copy of this component as a new root. The corresponding libical function is

@@ -298,6 +298,22 @@ struct RoundTripTests {
         }
     }
 
+    @Test("a value that ends exactly where libical folds keeps its last character")
+    func foldAtLineEnd() throws {
+        // libical 3.0 folded such a line between the \r and \n of its end; the random round
+        // trip found the lost trailing tab.
+        let records = (0..<120).map { length in
+            TaskRecord(
+                id: Int64(length), dateStart: 0, dateFinish: 0, name: "a",
+                description: String(repeating: "Ж", count: length % 60)
+                    + String(repeating: "x", count: length) + "\t")
+        }
+        let (ics, back) = try roundTrip(records)
+        #expect(!ics.contains("\r\r"))
+        #expect(!ics.contains("\n \n"))
+        #expect(back == records)
+    }
+
     @Test("all-day records come back as the same dates")
     func allDay() throws {
         let records = (0..<40).map { (day: Int64) -> TaskRecord in
