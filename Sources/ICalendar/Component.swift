@@ -231,31 +231,67 @@ public final class Component {
 
     /// Appends the serialized component to `buffer` without an intermediate `String`.
     ///
-    /// libical 3.0 folds a line whose content ends exactly at the 75-octet boundary between
-    /// the `\r` and the `\n` of its line end (`…\r` `\r\n ` `\n`): readers then see a stray
-    /// carriage return and an empty continuation, and trailing whitespace of the value is lost.
-    /// That sequence cannot occur otherwise (text values escape line breaks), so it is put
-    /// back to a plain `\r\n` here.
+    /// Two repairs of libical's output happen on the way, in one pass:
+    /// - libical 3.0 folds a line whose content ends exactly at the 75-octet boundary between
+    ///   the `\r` and the `\n` of its line end (`…\r` `\r\n ` `\n`): readers then see a stray
+    ///   carriage return, and trailing whitespace of the value is lost. That sequence cannot
+    ///   occur otherwise (text values escape line breaks), so it becomes a plain `\r\n`.
+    /// - Values that libical cannot print as they are carry two-byte markers (0xFF and a
+    ///   code; see ``EdgeWhitespace``): a backslash of a verbatim value, edge whitespace.
+    ///   Each becomes what it stands for; when libical folded between the two bytes, the
+    ///   fold stays in front of the character.
     public func serialize(into buffer: inout [UInt8]) {
         guard let text = icalcomponent_as_ical_string_r(pointer) else { return }
         defer { icalmemory_free_buffer(text) }
-        let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
-        let broken: [UInt8] = [0x0D, 0x0D, 0x0A, 0x20, 0x0A]
-        var index = 0
+        Self.repair(UnsafeRawBufferPointer(start: text, count: strlen(text)), into: &buffer)
+    }
+
+    static func repair(_ bytes: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
+        let count = bytes.count
+        buffer.reserveCapacity(buffer.count + count)
         var copied = 0
-        while let found = bytes[index...].firstIndex(of: 0x0D) {
-            if found + broken.count <= bytes.count,
-                bytes[found..<found + broken.count].elementsEqual(broken)
-            {
-                buffer.append(contentsOf: bytes[copied..<found])
-                buffer += [0x0D, 0x0A]
-                copied = found + broken.count
-                index = copied
-            } else {
-                index = found + 1
+        var index = 0
+        while index < count {
+            let byte = bytes[index]
+            guard byte == 0x0D || byte == EdgeWhitespace.marker else {
+                index += 1
+                continue
             }
+            if byte == 0x0D {
+                // `\r` `\r\n ` `\n`: a fold inside the line end.
+                if index + 4 < count, bytes[index + 1] == 0x0D, bytes[index + 2] == 0x0A,
+                    bytes[index + 3] == 0x20, bytes[index + 4] == 0x0A
+                {
+                    buffer.append(contentsOf: bytes[copied..<index])
+                    buffer += [0x0D, 0x0A]
+                    index += 5
+                    copied = index
+                } else {
+                    index += 1
+                }
+                continue
+            }
+            // A marker: its code follows at once, or after a fold.
+            var codeIndex = index + 1
+            var folded = false
+            if codeIndex + 2 < count, bytes[codeIndex] == 0x0D, bytes[codeIndex + 1] == 0x0A,
+                bytes[codeIndex + 2] == 0x20
+            {
+                codeIndex += 3
+                folded = true
+            }
+            guard codeIndex < count, let replacement = EdgeWhitespace.output(for: bytes[codeIndex])
+            else {
+                index += 1
+                continue
+            }
+            buffer.append(contentsOf: bytes[copied..<index])
+            if folded { buffer += [0x0D, 0x0A, 0x20] }
+            buffer += replacement
+            index = codeIndex + 1
+            copied = index
         }
-        buffer.append(contentsOf: bytes[copied...])
+        buffer.append(contentsOf: bytes[copied..<count])
     }
 
     /// A deep copy of this component as a new root. The corresponding libical function is

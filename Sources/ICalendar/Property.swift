@@ -154,6 +154,73 @@ public final class Property {
         lineNumber = nil
     }
 
+    /// Creates a free-standing property that libical prints back as `line` was written:
+    /// same name, same parameters (quoted where a value needs it), the value byte for byte.
+    ///
+    /// libical 3.0 cannot print many lines as they came: it drops parameters it does not
+    /// know (`EMAIL=…` on an `ATTENDEE`), refuses values of later RFCs
+    /// (`RELATED-TO;VALUE=UID`), loses the backslash of `\,` in `X-` values, rewrites
+    /// numbers (`GEO:1.5;2.5` as `1.500000;…`) and rules (`FREQ=WEEKLY;BYDAY=TU;COUNT=6` in
+    /// its own order). A line kept verbatim is therefore built as an `X-` property whose
+    /// value libical never interprets, renamed to the line's name, with each parameter as a
+    /// named parameter; backslashes travel as markers that ``Component/serialize(into:)``
+    /// turns back. libical still prints, folds and quotes the line.
+    public convenience init(verbatim line: ContentLine) {
+        Libical.ensureReady()
+        let made = icalproperty_new(ICAL_X_PROPERTY)!
+        icalproperty_set_x_name(made, line.name)
+        var value = Array(line.value.utf8)
+        if value.contains(UInt8(ascii: "\\")) {
+            value = value.flatMap { byte -> [UInt8] in
+                byte == UInt8(ascii: "\\")
+                    ? [EdgeWhitespace.marker, EdgeWhitespace.backslash] : [byte]
+            }
+        }
+        value.append(0)
+        value.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                icalproperty_set_value(made, icalvalue_new_x($0))
+            }
+        }
+        for parameter in line.parameters {
+            let isX = parameter.name.hasPrefix("X-")
+            let built = icalparameter_new(isX ? ICAL_X_PARAMETER : ICAL_IANA_PARAMETER)!
+            icalparameter_set_xname(built, parameter.name)
+            icalparameter_set_xvalue(built, parameter.value)
+            icalproperty_add_parameter(made, built)
+        }
+        self.init(made: made)
+    }
+
+    private init(made: OpaquePointer) {
+        pointer = made
+        owner = nil
+        ownsPointer = true
+        lineNumber = nil
+    }
+
+    /// Why `line` cannot be kept verbatim and written back, or `nil` when it can: the name
+    /// and parameters of a content line, no control characters, no structure (`BEGIN`, `END`).
+    public static func verbatimProblem(_ text: String) -> String? {
+        guard !text.contains(where: { $0 == "\n" || $0 == "\r" }) else {
+            return "a content line cannot hold a line break"
+        }
+        do {
+            let line = try ContentLine(parsing: text)
+            if line.name == "BEGIN" || line.name == "END" {
+                return "BEGIN and END lines are structure, not properties"
+            }
+            if let parameter = line.parameters.first(where: {
+                $0.value.contains(where: { $0.asciiValue.map { $0 < 0x20 && $0 != 0x09 } ?? false })
+            }) {
+                return "the parameter \(parameter.name) holds a control character"
+            }
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     /// Why libical would refuse the parameter `name=value`, or `nil` when it accepts it
     /// (`PARTSTAT=MAYBE` is outside the enumeration and refused).
     public static func parameterProblem(_ parameter: Parameter) -> String? {

@@ -16,6 +16,21 @@ enum EdgeWhitespace {
     static let space: UInt8 = UInt8(ascii: "S")
     static let tab: UInt8 = UInt8(ascii: "T")
     static let empty: UInt8 = UInt8(ascii: "E")
+    /// A backslash in a value written verbatim (see ``Property/init(verbatim:)``): libical
+    /// would double it; the serializer turns the marker back into one backslash.
+    static let backslash: UInt8 = UInt8(ascii: "B")
+
+    /// What a marker stands for in serialized output, or `nil` for a byte that is no
+    /// marker code.
+    static func output(for code: UInt8) -> [UInt8]? {
+        switch code {
+        case space: [0x20]
+        case tab: [0x09]
+        case empty: []
+        case backslash: [UInt8(ascii: "\\")]
+        default: nil
+        }
+    }
 
     /// Single-valued TEXT properties whose values are kept exactly.
     static let textProperties: Set<String> = [

@@ -1,0 +1,164 @@
+/// One unfolded iCalendar content line split into its parts as written (RFC 5545 §3.1):
+/// `NAME *(";" PARAM "=" VALUE *("," VALUE)) ":" VALUE`.
+///
+/// This is lexing, not interpretation: values stay as written (escapes and all), and only
+/// the structure is checked. libical interprets the values; the lexer exists because
+/// libical 3.0 loses or changes parts of lines it cannot interpret (parameters it does not
+/// know, escapes in `X-` values, values of later RFCs) and because a line kept verbatim must
+/// be checked before it is written back.
+public struct ContentLine: Sendable, Hashable {
+    /// The property name, upper-cased (`DTSTART`, `X-WR-CALNAME`).
+    public var name: String
+    /// The parameters in order, names upper-cased, values unquoted and RFC 6868-decoded
+    /// (`^n` is a line break, `^'` a double quote, `^^` a caret). A parameter with several
+    /// values keeps them joined by commas, each quoted where it was.
+    public var parameters: [Parameter]
+    /// The value exactly as written: escapes (`\,` `\n`) are not undone.
+    public var value: String
+
+    /// Creates a line from its parts.
+    public init(name: String, parameters: [Parameter] = [], value: String) {
+        self.name = name.uppercased()
+        self.parameters = parameters
+        self.value = value
+    }
+
+    /// Lexes `text`, one unfolded content line without its line end.
+    ///
+    /// - Throws: ``ICalendarError/Kind/malformedLine`` naming what is wrong: a name with
+    ///   characters outside letters, digits and `-`, a parameter without `=`, an unclosed
+    ///   quote, no `:` before the value, control characters.
+    public init(parsing text: String) throws(ICalendarError) {
+        self = try Self.lex(Array(text.utf8))
+    }
+
+    /// Lexes raw bytes (already checked to be UTF-8).
+    public static func lex(_ bytes: [UInt8]) throws(ICalendarError) -> ContentLine {
+        func fail(_ message: String) -> ICalendarError {
+            ICalendarError(.malformedLine, message)
+        }
+        var index = 0
+        let count = bytes.count
+        while index < count, isNameByte(bytes[index]) { index += 1 }
+        guard index > 0 else {
+            throw fail(
+                "'\(excerpt(bytes))' is not a content line: expected a property name such as SUMMARY"
+            )
+        }
+        let name = String(decoding: bytes[..<index], as: UTF8.self).uppercased()
+        var parameters: [Parameter] = []
+        while index < count, bytes[index] == UInt8(ascii: ";") {
+            index += 1
+            let nameStart = index
+            while index < count, isNameByte(bytes[index]) { index += 1 }
+            guard index > nameStart, index < count, bytes[index] == UInt8(ascii: "=") else {
+                throw fail("\(name): a parameter must be NAME=VALUE ('\(excerpt(bytes))')")
+            }
+            let parameterName = String(decoding: bytes[nameStart..<index], as: UTF8.self)
+            index += 1
+            var values: [(text: [UInt8], quoted: Bool)] = []
+            while true {
+                if index < count, bytes[index] == UInt8(ascii: "\"") {
+                    let start = index + 1
+                    guard let close = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else {
+                        throw fail("\(name): the quoted value of \(parameterName) is not closed")
+                    }
+                    values.append((Array(bytes[start..<close]), true))
+                    index = close + 1
+                } else {
+                    let start = index
+                    while index < count, !isSeparator(bytes[index]) { index += 1 }
+                    if index < count, bytes[index] == UInt8(ascii: "\"") {
+                        throw fail("\(name): a quote inside the value of \(parameterName)")
+                    }
+                    values.append((Array(bytes[start..<index]), false))
+                }
+                guard index < count, bytes[index] == UInt8(ascii: ",") else { break }
+                index += 1
+            }
+            let value: String
+            if values.count == 1 {
+                value = decodeCaret(String(decoding: values[0].text, as: UTF8.self))
+            } else {
+                value = values.map { item in
+                    let text = String(decoding: item.text, as: UTF8.self)
+                    return item.quoted ? "\"\(text)\"" : text
+                }.joined(separator: ",")
+            }
+            parameters.append(Parameter(parameterName, value))
+        }
+        guard index < count, bytes[index] == UInt8(ascii: ":") else {
+            throw fail("\(name): expected ':' before the value ('\(excerpt(bytes))')")
+        }
+        let valueBytes = bytes[(index + 1)...]
+        if valueBytes.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) {
+            throw fail("\(name): the value holds a control character")
+        }
+        return ContentLine(
+            name: name, parameters: parameters,
+            value: String(decoding: valueBytes, as: UTF8.self))
+    }
+
+    /// The value of the first parameter named `name` (upper-case), if any.
+    public func parameter(_ name: String) -> String? {
+        parameters.first { $0.name == name }?.value
+    }
+
+    /// The line as text, for messages and for comparing (parameters quoted where needed).
+    public var text: String {
+        var result = name
+        for parameter in parameters {
+            result += ";\(parameter.name)="
+            let value = parameter.value
+            if value.contains("\"") {
+                result += value
+            } else if value.isEmpty
+                || value.contains(where: { $0 == ";" || $0 == ":" || $0 == "," })
+            {
+                result += "\"\(value)\""
+            } else {
+                result += value
+            }
+        }
+        return result + ":" + value
+    }
+
+    // MARK: - Bytes
+
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
+    }
+
+    private static func isSeparator(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ";") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ",")
+            || byte == UInt8(ascii: "\"")
+    }
+
+    /// RFC 6868: `^n` (or `^N`) is a line break, `^'` a double quote, `^^` a caret; any other
+    /// caret stays as it is.
+    static func decodeCaret(_ text: String) -> String {
+        guard text.contains("^") else { return text }
+        var result = ""
+        var iterator = text.makeIterator()
+        while let character = iterator.next() {
+            guard character == "^" else {
+                result.append(character)
+                continue
+            }
+            switch iterator.next() {
+            case "n", "N": result.append("\n")
+            case "'": result.append("\"")
+            case "^": result.append("^")
+            case let other?: result += "^" + String(other)
+            case nil: result.append("^")
+            }
+        }
+        return result
+    }
+
+    static func excerpt(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes.prefix(60), as: UTF8.self)
+        return bytes.count > 60 ? text + "…" : text
+    }
+}
