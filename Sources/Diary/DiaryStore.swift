@@ -84,6 +84,9 @@ public struct IncomingRecord: Sendable {
 /// transaction so that two processes can never both win a slot. Intervals are half-open.
 /// Cancelled entries, entries that show as free and entries of no length block nothing.
 public protocol DiaryStore: Sendable {
+    /// How the diary's entries get UIDs: a namespace that is the diary's own identity (a
+    /// random UUID made with the store), so two diaries never give two entries one UID.
+    var uidScheme: UIDScheme { get }
     /// Adds `record`; an `id` of 0 or below asks the store for a fresh one. Returns the entry
     /// as stored.
     func add(_ record: TaskRecord) throws(DiaryError) -> TaskRecord
@@ -220,4 +223,9 @@ enum Rules {
             ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id)
         }
     }
+}
+
+/// A diary's identity: a random UUID, made once when the store is created.
+enum DiaryIdentity {
+    static func make() -> String { "diary-" + UUID().uuidString.lowercased() }
 }

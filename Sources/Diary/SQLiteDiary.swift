@@ -16,6 +16,7 @@ import TaskModel
 public final class SQLiteDiary: DiaryStore {
     private let pool: DatabasePool
     public let path: String
+    public let uidScheme: UIDScheme
 
     /// Opens (or creates) the diary at `path` and brings its schema up to date.
     public init(path: String) throws(DiaryError) {
@@ -31,6 +32,10 @@ public final class SQLiteDiary: DiaryStore {
             configuration.busyMode = .timeout(30)
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
+            let identity = try pool.read { db in
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'identity'")
+            }
+            uidScheme = UIDScheme(namespace: identity ?? path)
         } catch {
             throw .storage("cannot open the diary \(path): \(error)")
         }
@@ -68,7 +73,54 @@ public final class SQLiteDiary: DiaryStore {
                 index: "entry_repeating", on: "entry", columns: ["date_start"],
                 condition: Column("repeats") == true)
         }
+        // The diary's identity (its UIDs' namespace), and the highest id ever given, so that
+        // a deleted entry's id (and UID, which a calendar app may still hold) is never reused.
+        // Entries that were exported before keep the UIDs they had.
+        migrator.registerMigration("v3: identity") { db in
+            try db.create(table: "meta") { table in
+                table.primaryKey("key", .text)
+                table.column("value", .text).notNull()
+            }
+            try db.execute(
+                sql: "INSERT INTO meta (key, value) VALUES ('identity', ?), ('highest_id', ?)",
+                arguments: [
+                    DiaryIdentity.make(),
+                    String(try Int64.fetchOne(db, sql: "SELECT max(id) FROM entry") ?? 0),
+                ])
+            let rows = try Row.fetchAll(db, sql: "SELECT id, record FROM entry")
+            for row in rows {
+                guard
+                    var record = try? TaskJSON.decodeLine(Data((row["record"] as String).utf8))
+                        .get(),
+                    record.uid == nil
+                else { continue }
+                record.uid = UIDScheme().uid(for: record.id)
+                try db.execute(
+                    sql: "UPDATE entry SET record = ? WHERE id = ?",
+                    arguments: [record.jsonLine, record.id])
+            }
+        }
         return migrator
+    }
+
+    /// The next fresh id: above every id the diary ever gave, never one that was deleted.
+    private static func freshID(_ db: Database) throws -> Int64 {
+        let highest =
+            Int64(
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'highest_id'")
+                    ?? "0")
+            ?? 0
+        let present = try Int64.fetchOne(db, sql: "SELECT max(id) FROM entry") ?? 0
+        return max(highest, present) + 1
+    }
+
+    /// Notes that ids up to `id` were given.
+    private static func noteGiven(_ id: Int64, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE meta SET value = CAST(max(CAST(value AS INTEGER), ?) AS TEXT)
+                WHERE key = 'highest_id'
+                """, arguments: [id])
     }
 
     // MARK: - Reading
@@ -238,7 +290,7 @@ public final class SQLiteDiary: DiaryStore {
         try Rules.validate(record)
         return try write { db in
             if record.id <= 0 {
-                record.id = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM entry") ?? 0) + 1
+                record.id = try Self.freshID(db)
             } else if let existing = try? Self.find(record.id, db) {
                 throw DiaryError.invalid([
                     Problem(
@@ -253,6 +305,7 @@ public final class SQLiteDiary: DiaryStore {
                 throw DiaryError.conflict(mine, with: pairs.map(\.other))
             }
             try Self.insert(record, db)
+            try Self.noteGiven(record.id, db)
             return record
         }
     }
@@ -281,7 +334,7 @@ public final class SQLiteDiary: DiaryStore {
         _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool
     ) throws(DiaryError) -> ImportResult {
         try write { db in
-            let next = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM entry") ?? 0) + 1
+            let next = try Self.freshID(db)
             let plan = try ImportPlan(
                 records, newIDs: newIDs, nextID: next,
                 idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in
@@ -299,7 +352,10 @@ public final class SQLiteDiary: DiaryStore {
             if !plan.problems.isEmpty && !skipConflicts {
                 throw DiaryError.importRefused(plan.problems)
             }
-            for record in plan.accepted { try Self.insert(record, db) }
+            for record in plan.accepted {
+                try Self.insert(record, db)
+                try Self.noteGiven(record.id, db)
+            }
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
         }
     }

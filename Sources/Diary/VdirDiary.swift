@@ -12,22 +12,103 @@ import TaskModel
 /// (`.taskcal-pending`), then renames them; a writer that finds the list (a process killed
 /// in the middle) finishes the renames first, so an import is in whole or not at all.
 ///
+/// The diary's own state is in `.taskcal-diary`: its identity (the namespace of its UIDs)
+/// and the highest id it ever gave, so ids (and UIDs) of deleted entries are never reused.
+/// An entry whose UID does not carry its id (a UID from another app, or from an earlier
+/// version) keeps it in an `X-TASKCAL-ID` line of its file; a file another program put in the
+/// folder gets its id when the next writer adopts it.
+///
 /// Finding an entry reads the folder (O(n)): vdir is for sharing with other tools; SQLite is
 /// the fast default.
 public final class VdirDiary: DiaryStore {
     public let directory: URL
-    private let scheme = UIDScheme()
+    public let uidScheme: UIDScheme
+
+    /// The line that keeps an entry's id in its file.
+    static let idProperty = "X-TASKCAL-ID"
 
     /// Opens (or creates) the folder.
     public init(directory: String) throws(DiaryError) {
-        self.directory = URL(fileURLWithPath: directory).standardizedFileURL
+        let folder = URL(fileURLWithPath: directory).standardizedFileURL
+        self.directory = folder
         do {
-            try FileManager.default.createDirectory(
-                at: self.directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
             throw .storage(
                 "cannot create the diary folder \(directory): \(error.localizedDescription)")
         }
+        let state: State
+        if let existing = try Self.readState(folder) {
+            state = existing
+        } else {
+            state = try Self.createState(folder)
+        }
+        uidScheme = UIDScheme(namespace: state.identity)
+    }
+
+    // MARK: - The diary's own state
+
+    struct State: Codable {
+        var identity: String
+        var highestID: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case identity
+            case highestID = "highest_id"
+        }
+    }
+
+    private static func stateFile(_ folder: URL) -> URL {
+        folder.appendingPathComponent(".taskcal-diary")
+    }
+
+    private static func readState(_ folder: URL) throws(DiaryError) -> State? {
+        let file = stateFile(folder)
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        guard let state = try? JSONDecoder().decode(State.self, from: data) else {
+            throw .storage(
+                "\(file.path) is damaged: expected {\"identity\": …, \"highest_id\": …}")
+        }
+        return state
+    }
+
+    private static func writeState(_ state: State, _ folder: URL) throws(DiaryError) {
+        do {
+            let data = try JSONEncoder().encode(state)
+            try data.write(to: stateFile(folder), options: .atomic)
+        } catch {
+            throw .storage("cannot write \(stateFile(folder).path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Makes the state of a new folder (or one an earlier version made), under the lock.
+    private static func createState(_ folder: URL) throws(DiaryError) -> State {
+        let lock = folder.appendingPathComponent(".taskcal.lock").path
+        let descriptor = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .storage("cannot lock \(lock): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        if let state = try readState(folder) { return state }
+        let state = State(identity: DiaryIdentity.make(), highestID: 0)
+        try writeState(state, folder)
+        return state
+    }
+
+    /// Notes that ids up to `id` were given (under the lock).
+    private func noteGiven(_ id: Int64) throws(DiaryError) {
+        guard var state = try Self.readState(directory) else { return }
+        if id > state.highestID {
+            state.highestID = id
+            try Self.writeState(state, directory)
+        }
+    }
+
+    /// The next fresh id: above every id the diary ever gave.
+    private func freshID(_ existing: [TaskRecord]) throws(DiaryError) -> Int64 {
+        let highest = try Self.readState(directory)?.highestID ?? 0
+        return max(highest, existing.map(\.id).max() ?? 0) + 1
     }
 
     private var pendingList: URL { directory.appendingPathComponent(".taskcal-pending") }
@@ -66,7 +147,7 @@ public final class VdirDiary: DiaryStore {
     // MARK: - Files
 
     private func fileName(for record: TaskRecord) -> String {
-        let uid = record.uid ?? scheme.uid(for: record.id)
+        let uid = record.uid ?? uidScheme.uid(for: record.id)
         let safe = uid.map { $0.isLetter || $0.isNumber || "-_.@".contains($0) ? String($0) : "_" }
             .joined()
         return safe + ".ics"
@@ -85,13 +166,44 @@ public final class VdirDiary: DiaryStore {
         var result: [(TaskRecord, String)] = []
         var errors: [String] = []
         let paths = names.map { directory.appendingPathComponent($0).path }
+        var options = ReadOptions(format: .ics, uidScheme: uidScheme, floatingZone: "UTC")
+        options.namespaceOfFile = { [uidScheme] _ in uidScheme.namespace ?? "" }
+        var unadopted: [Int] = []
         for (index, path) in paths.enumerated() {
-            let report = Converter.read(
-                inputs: [path], options: ReadOptions(format: .ics, floatingZone: "UTC")
-            ) { record, _ in
+            let report = Converter.read(inputs: [path], options: options) { record, _ in
+                var record = record
+                if let line = record.icalExtra.firstIndex(where: {
+                    $0.hasPrefix(Self.idProperty + ":")
+                }) {
+                    record.id =
+                        Int64(record.icalExtra[line].dropFirst(Self.idProperty.count + 1))
+                        ?? record.id
+                    record.icalExtra.remove(at: line)
+                } else if uidScheme.parse(record.uid ?? "")?.isDerived != true, record.uid != nil,
+                    uidScheme.parse(record.uid!) == nil
+                {
+                    unadopted.append(result.count)
+                }
                 result.append((record, names[index]))
             }
             errors += report.errors.map(\.description)
+        }
+        // Files another program put here: ids above every id given, in file-name order (the
+        // next writer writes them into the files).
+        if !unadopted.isEmpty {
+            var next = (try Self.readState(directory)?.highestID ?? 0)
+            next = max(next, result.map(\.0.id).max() ?? 0)
+            var byUID: [String: Int64] = [:]
+            for index in unadopted {
+                let uid = result[index].0.uid ?? ""
+                if let known = byUID[uid] {
+                    result[index].0.id = known
+                } else {
+                    next += 1
+                    byUID[uid] = next
+                    result[index].0.id = next
+                }
+            }
         }
         if !errors.isEmpty {
             throw .storage(
@@ -102,8 +214,13 @@ public final class VdirDiary: DiaryStore {
 
     private func write(_ record: TaskRecord, to name: String) throws(DiaryError) {
         let path = directory.appendingPathComponent(name).path
-        let report = Converter.write(
-            [record], to: path, options: WriteOptions(format: .ics, timestamp: 0))
+        var record = record
+        if let uid = record.uid, uidScheme.parse(uid)?.id != record.id {
+            record.icalExtra.append("\(Self.idProperty):\(record.id)")
+        }
+        var options = WriteOptions(format: .ics, uidScheme: uidScheme, timestamp: 0)
+        options.uidNamespace = uidScheme.namespace
+        let report = Converter.write([record], to: path, options: options)
         if !report.succeeded {
             throw .storage(report.errors.map(\.description).joined(separator: "\n"))
         }
@@ -144,7 +261,7 @@ public final class VdirDiary: DiaryStore {
         return try locked { () throws(DiaryError) -> TaskRecord in
             let existing = try load().map(\.record)
             if record.id <= 0 {
-                record.id = (existing.map(\.id).max() ?? 0) + 1
+                record.id = try freshID(existing)
             } else if let taken = existing.first(where: { $0.id == record.id }) {
                 throw .invalid([
                     Problem(
@@ -159,6 +276,7 @@ public final class VdirDiary: DiaryStore {
                 throw .conflict(mine, with: pairs.map(\.other))
             }
             try write(record, to: fileName(for: record))
+            try noteGiven(record.id)
             return record
         }
     }
@@ -201,7 +319,7 @@ public final class VdirDiary: DiaryStore {
             let byID = Dictionary(
                 existing.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             let plan = try ImportPlan(
-                records, newIDs: newIDs, nextID: (existing.map(\.id).max() ?? 0) + 1,
+                records, newIDs: newIDs, nextID: try freshID(existing),
                 idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in byID[id] },
                 storeCollisions: { (record: TaskRecord) throws(DiaryError) -> [TaskRecord] in
                     Rules.collisions(of: record, in: existing).map(\.other)
@@ -221,6 +339,7 @@ public final class VdirDiary: DiaryStore {
                 throw .storage("cannot write \(pendingList.path): \(error.localizedDescription)")
             }
             try finishPendingImport()
+            try noteGiven(plan.accepted.map(\.id).max() ?? 0)
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
         }
     }

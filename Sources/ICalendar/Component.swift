@@ -180,12 +180,15 @@ public final class Component {
             let currentName = Property.name(of: current)
             if wanted == nil || currentName == wanted {
                 var line: Int?
+                var raw: [UInt8]?
                 if let lines {
                     let occurrence = seen[currentName, default: 0]
                     seen[currentName] = occurrence + 1
-                    line = lines.line(ofProperty: currentName, occurrence: occurrence)
+                    let entry = lines.entry(ofProperty: currentName, occurrence: occurrence)
+                    line = entry?.line ?? lines.begin
+                    raw = entry?.raw
                 }
-                result.append(Property(view: current, owner: self, line: line))
+                result.append(Property(view: current, owner: self, line: line, raw: raw))
             }
             property = icalcomponent_get_next_property(pointer, ICAL_ANY_PROPERTY)
         }
@@ -201,8 +204,9 @@ public final class Component {
         }
         // A known kind: libical finds it without walking every property.
         guard let found = icalcomponent_get_first_property(pointer, kind) else { return nil }
+        let entry = lines?.entry(ofProperty: upper, occurrence: 0)
         return Property(
-            view: found, owner: self, line: lines?.line(ofProperty: upper, occurrence: 0))
+            view: found, owner: self, line: entry?.line ?? lines?.begin, raw: entry?.raw)
     }
 
     /// Adds `property`, a new one, as the last property; it becomes a view of this tree.
@@ -240,10 +244,52 @@ public final class Component {
     ///   code; see ``EdgeWhitespace``): a backslash of a verbatim value, edge whitespace.
     ///   Each becomes what it stands for; when libical folded between the two bytes, the
     ///   fold stays in front of the character.
+    ///
+    /// libical 3.0 also ends every `X-` component with `END:X` (it prints the kind's name,
+    /// not the component's); such an `END` gets the name of the `BEGIN` it closes.
     public func serialize(into buffer: inout [UInt8]) {
         guard let text = icalcomponent_as_ical_string_r(pointer) else { return }
         defer { icalmemory_free_buffer(text) }
-        Self.repair(UnsafeRawBufferPointer(start: text, count: strlen(text)), into: &buffer)
+        let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
+        guard bytes.firstRange(of: Self.xEnd) != nil else {
+            Self.repair(bytes, into: &buffer)
+            return
+        }
+        var repaired: [UInt8] = []
+        Self.repair(bytes, into: &repaired)
+        Self.nameXEnds(repaired, into: &buffer)
+    }
+
+    private static let xEnd = Array("\r\nEND:X\r\n".utf8)
+
+    /// Replaces each `END:X` line by `END:` and the name of the `BEGIN` it closes.
+    static func nameXEnds(_ bytes: [UInt8], into buffer: inout [UInt8]) {
+        var open: [ArraySlice<UInt8>] = []
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end + 1 < bytes.count, !(bytes[end] == 0x0D && bytes[end + 1] == 0x0A) {
+                end += 1
+            }
+            let lineEnd = min(end + 2, bytes.count)
+            let line = bytes[start..<end]
+            if line.starts(with: Array("BEGIN:".utf8)) {
+                open.append(line.dropFirst(6))
+                buffer.append(contentsOf: bytes[start..<lineEnd])
+            } else if line.starts(with: Array("END:".utf8)) {
+                let name = open.popLast()
+                if line.elementsEqual(Array("END:X".utf8)), let name {
+                    buffer.append(contentsOf: Array("END:".utf8))
+                    buffer.append(contentsOf: name)
+                    buffer.append(contentsOf: bytes[end..<lineEnd])
+                } else {
+                    buffer.append(contentsOf: bytes[start..<lineEnd])
+                }
+            } else {
+                buffer.append(contentsOf: bytes[start..<lineEnd])
+            }
+            start = lineEnd
+        }
     }
 
     static func repair(_ bytes: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
@@ -305,12 +351,20 @@ public final class Component {
 extension Component: Sendable {}
 
 /// Where a parsed component and its properties stood in the text: the answer to "which line?"
-/// for errors found after parsing (a bad date, an unknown zone).
+/// for errors found after parsing (a bad date, an unknown zone), and the lines as written.
 final class LineMap {
     let begin: Int
-    /// Each property line's name (upper-cased) and line number, in file order.
-    var properties: [(name: String, line: Int)] = []
+    /// Each line libical holds a property for: its name (upper-cased), line number and the
+    /// unfolded line as written, in file order.
+    var properties: [(name: String, line: Int, raw: [UInt8])] = []
     var children: [LineMap] = []
+    /// Lines the reader kept as written and never gave libical (see
+    /// ``ICalendarReader/interpretedProperties``), in file order.
+    var verbatim: [RawLine] = []
+    /// Lines libical could not read, with its reason; left out of the component.
+    var unreadable: [(line: RawLine, reason: String)] = []
+    /// Subcomponents libical does not interpret (`VLOCATION`, `X-…`), as their lines.
+    var verbatimComponents: [RawComponent] = []
 
     /// The name after `BEGIN:`.
     let name: String
@@ -324,13 +378,119 @@ final class LineMap {
     /// (`EXDATE:a,b`) becomes several libical properties, so an occurrence past the last
     /// line of that name maps to that last line.
     func line(ofProperty name: String, occurrence: Int) -> Int? {
-        var last: Int?
+        entry(ofProperty: name, occurrence: occurrence)?.line ?? begin
+    }
+
+    func entry(ofProperty name: String, occurrence: Int) -> (
+        name: String, line: Int, raw: [UInt8]
+    )? {
+        var last: (name: String, line: Int, raw: [UInt8])?
         var count = 0
         for entry in properties where entry.name == name {
-            if count == occurrence { return entry.line }
-            last = entry.line
+            if count == occurrence { return entry }
+            last = entry
             count += 1
         }
-        return last ?? begin
+        return last
     }
+}
+
+/// One unfolded content line as the file had it, and where.
+public struct RawLine: Sendable, Hashable {
+    /// The 1-based number of its first physical line.
+    public var line: Int
+    /// The unfolded bytes, UTF-8, without the line end.
+    public var bytes: [UInt8]
+
+    /// The line as text.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The line split into name, parameters and value.
+    public func lexed() throws(ICalendarError) -> ContentLine {
+        do {
+            return try ContentLine.lex(bytes)
+        } catch {
+            throw ICalendarError(error.kind, line: line, error.message)
+        }
+    }
+}
+
+/// A component kept as its lines (`BEGIN` to `END`), for what libical does not interpret.
+public struct RawComponent: Sendable, Hashable {
+    /// The name after `BEGIN:`, upper-cased.
+    public var name: String
+    /// Every line from `BEGIN` to `END`.
+    public var lines: [RawLine]
+
+    /// The 1-based line of the `BEGIN`.
+    public var line: Int { lines.first?.line ?? 0 }
+}
+
+extension Component {
+    /// Creates a component from its text (`BEGIN:NAME` … `END:NAME`) kept verbatim: every
+    /// component of it is built by name and every line as ``init(verbatim:)`` builds it, so
+    /// libical prints it back as it was written, whatever libical makes of it.
+    ///
+    /// - Throws: ``ICalendarError/Kind/malformedLine`` when the text is not one whole
+    ///   component of content lines.
+    public static func verbatim(_ text: String) throws(ICalendarError) -> Component {
+        var stack: [(component: Component, name: String)] = []
+        var result: Component?
+        let lines = text.split(separator: "\r\n", omittingEmptySubsequences: true)
+        for (number, rawLine) in lines.enumerated() {
+            let line = try ContentLine(parsing: String(rawLine))
+            guard result == nil else {
+                throw ICalendarError(
+                    .malformedLine, line: number + 1, "text after the END of the component")
+            }
+            switch line.name {
+            case "BEGIN":
+                guard stack.count < ReadingLimits.depth else {
+                    throw ICalendarError(.nestingTooDeep, line: number + 1, "nested too deep")
+                }
+                let name = line.value.uppercased()
+                stack.append((Component(kind: .other(name)), name))
+            case "END":
+                guard let open = stack.popLast(), open.name == line.value.uppercased() else {
+                    throw ICalendarError(
+                        .unbalancedComponents, line: number + 1,
+                        "END:\(line.value) does not close a BEGIN")
+                }
+                if let parent = stack.last {
+                    parent.component.add(open.component)
+                } else {
+                    result = open.component
+                }
+            default:
+                guard let open = stack.last else {
+                    throw ICalendarError(
+                        .malformedLine, line: number + 1, "expected BEGIN:NAME first")
+                }
+                open.component.add(Property(verbatim: line))
+            }
+        }
+        guard let result, stack.isEmpty else {
+            throw ICalendarError(.unbalancedComponents, "the component has no END")
+        }
+        return result
+    }
+
+    /// The lines of this component that the reader kept as written instead of giving them to
+    /// libical, in file order: properties outside ``ICalendarReader/interpretedProperties``.
+    public var verbatimLines: [RawLine] { lines?.verbatim ?? [] }
+
+    /// Lines libical could not read, each with libical's reason, in file order. They are not
+    /// in the component; the caller decides whether that is fatal.
+    public var unreadableLines: [(line: RawLine, reason: String)] { lines?.unreadable ?? [] }
+
+    /// Every line of this component as the file had it (not its subcomponents'), in file
+    /// order: what libical holds, what it never saw, what it could not read.
+    public var rawLines: [RawLine] {
+        guard let lines else { return [] }
+        let held = lines.properties.map { RawLine(line: $0.line, bytes: $0.raw) }
+        return (held + lines.verbatim + lines.unreadable.map(\.line)).sorted { $0.line < $1.line }
+    }
+
+    /// Subcomponents kept as their lines (`BEGIN:VLOCATION` … `END:VLOCATION`).
+    public var verbatimComponents: [RawComponent] { lines?.verbatimComponents ?? [] }
 }

@@ -1,3 +1,5 @@
+import CLibical
+
 /// One unfolded iCalendar content line split into its parts as written (RFC 5545 §3.1):
 /// `NAME *(";" PARAM "=" VALUE *("," VALUE)) ":" VALUE`.
 ///
@@ -11,7 +13,7 @@ public struct ContentLine: Sendable, Hashable {
     public var name: String
     /// The parameters in order, names upper-cased, values unquoted and RFC 6868-decoded
     /// (`^n` is a line break, `^'` a double quote, `^^` a caret). A parameter with several
-    /// values keeps them joined by commas, each quoted where it was.
+    /// values keeps them each quoted, joined by commas (`"a","b"`).
     public var parameters: [Parameter]
     /// The value exactly as written: escapes (`\,` `\n`) are not undone.
     public var value: String
@@ -80,10 +82,8 @@ public struct ContentLine: Sendable, Hashable {
             if values.count == 1 {
                 value = decodeCaret(String(decoding: values[0].text, as: UTF8.self))
             } else {
-                value = values.map { item in
-                    let text = String(decoding: item.text, as: UTF8.self)
-                    return item.quoted ? "\"\(text)\"" : text
-                }.joined(separator: ",")
+                value = values.map { "\"" + String(decoding: $0.text, as: UTF8.self) + "\"" }
+                    .joined(separator: ",")
             }
             parameters.append(Parameter(parameterName, value))
         }
@@ -97,6 +97,12 @@ public struct ContentLine: Sendable, Hashable {
         return ContentLine(
             name: name, parameters: parameters,
             value: String(decoding: valueBytes, as: UTF8.self))
+    }
+
+    /// Whether a parameter value holds several values, each quoted: `"a","b"`.
+    public static func isValueList(_ value: String) -> Bool {
+        value.count >= 5 && value.hasPrefix("\"") && value.hasSuffix("\"")
+            && value.contains("\",\"")
     }
 
     /// The value of the first parameter named `name` (upper-case), if any.
@@ -160,5 +166,43 @@ public struct ContentLine: Sendable, Hashable {
     static func excerpt(_ bytes: [UInt8]) -> String {
         let text = String(decoding: bytes.prefix(60), as: UTF8.self)
         return bytes.count > 60 ? text + "…" : text
+    }
+}
+
+extension ContentLine {
+    /// The values of a list property's value as written (`CATEGORIES:Work,Meeting\, John`):
+    /// split at the commas no backslash escapes, each unescaped by libical as TEXT.
+    ///
+    /// libical's own split takes the comma of `\\,` (an escaped backslash, then a separator)
+    /// for an escaped one and glues two values together.
+    public static func textList(_ value: String) -> [String] {
+        var items: [String] = []
+        var current = ""
+        var escaped = false
+        for character in value {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                current.append(character)
+                escaped = true
+            } else if character == "," {
+                items.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        items.append(current)
+        return items.map(unescapedText)
+    }
+
+    /// A TEXT value as written, unescaped by libical (`\n`, `\,`, `\;`, `\\`).
+    public static func unescapedText(_ text: String) -> String {
+        Libical.ensureReady()
+        guard text.contains("\\") else { return text }
+        guard let value = icalvalue_new_from_string(ICAL_TEXT_VALUE, text) else { return text }
+        defer { icalvalue_free(value) }
+        return Libical.copyString(icalvalue_get_text(value)) ?? text
     }
 }

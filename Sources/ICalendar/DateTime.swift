@@ -39,20 +39,14 @@ public struct DateTimeValue: Sendable, Hashable {
 
     /// The UTC DATE-TIME of `epoch` (Unix seconds).
     public init(utcEpoch epoch: Int64) {
-        Libical.ensureReady()
-        let time = icaltime_from_timet_with_zone(time_t(epoch), 0, icaltimezone_get_utc_timezone())
-        self.init(
-            year: Int(time.year), month: Int(time.month), day: Int(time.day), hour: Int(time.hour),
-            minute: Int(time.minute), second: Int(time.second), zone: .utc)
+        self.init(localSeconds: epoch)
+        zone = .utc
     }
 
-    /// The wall-clock DATE-TIME of `epoch` in the zone named `zoneName` (an IANA name).
+    /// The wall-clock DATE-TIME of `epoch` in the system zone `zoneName` (an IANA name),
+    /// with `TZID` set to that name.
     public init(epoch: Int64, inZone zoneName: String) throws(ICalendarError) {
-        let zone = try TimeZones.zone(named: zoneName)
-        let time = icaltime_from_timet_with_zone(time_t(epoch), 0, zone)
-        self.init(
-            year: Int(time.year), month: Int(time.month), day: Int(time.day), hour: Int(time.hour),
-            minute: Int(time.minute), second: Int(time.second), zone: .tzid(zoneName))
+        self = try Self.systemZone(zoneName).local(epoch)
     }
 
     /// The UTC form iCalendar writes, `20261122T140000Z` (the fields as they are).
@@ -78,13 +72,20 @@ public struct DateTimeValue: Sendable, Hashable {
         return time
     }
 
+    init(_ time: icaltimetype, zone: Zone) {
+        self.init(
+            year: Int(time.year), month: Int(time.month), day: Int(time.day),
+            hour: Int(time.hour), minute: Int(time.minute), second: Int(time.second),
+            isDate: time.is_date != 0, zone: time.is_date != 0 ? .floating : zone)
+    }
+
     /// Why the fields cannot be a real date and time, or `nil` when they can.
     ///
     /// libical accepts `20241345T256199Z` and normalises it into another date; we refuse.
     public var rangeProblem: String? {
         guard (1...9999).contains(year) else { return "year \(year) is out of range 1–9999" }
         guard (1...12).contains(month) else { return "month \(month) is out of range 1–12" }
-        let days = Int(icaltime_days_in_month(Int32(month), Int32(year)))
+        let days = CivilDate.daysIn(month: month, year: year)
         guard (1...days).contains(day) else {
             return "day \(day) does not exist in \(year)-\(month < 10 ? "0" : "")\(month)"
         }
@@ -95,77 +96,19 @@ public struct DateTimeValue: Sendable, Hashable {
     }
 
     /// Seconds since the Unix epoch of these fields read as UTC (DATEs: midnight UTC).
-    public var epochAsUTC: Int64 {
-        var time = icalTime
-        time.zone = nil
-        return Int64(icaltime_as_timet_with_zone(time, icaltimezone_get_utc_timezone()))
-    }
+    public var epochAsUTC: Int64 { localSeconds }
 
-    /// Seconds since the Unix epoch of these wall-clock fields in the zone `zoneName`.
+    /// Seconds since the Unix epoch of these wall-clock fields in the system zone `zoneName`.
     public func epoch(inZone zoneName: String) throws(ICalendarError) -> Int64 {
-        let zone = try TimeZones.zone(named: zoneName)
-        var time = icalTime
-        time.zone = nil
-        return Int64(icaltime_as_timet_with_zone(time, zone))
+        try Self.systemZone(zoneName).epoch(of: self)
     }
-}
 
-/// A DATE or DATE-TIME read from a property, with its instant when the zone is known.
-public struct ResolvedDateTime: Sendable, Hashable {
-    /// The value as written.
-    public var value: DateTimeValue
-    /// Unix seconds, or `nil` for floating times and DATEs, which have no zone of their own.
-    public var epoch: Int64?
-    /// The IANA name of the value's zone, when its `TZID` is one or maps to one (Windows
-    /// names, vendor prefixes); `nil` for UTC, floating, DATEs and zones only the file defines.
-    public var ianaZone: String?
-
-    init(
-        _ time: icaltimetype, tzid: String?, property: String, line: Int?
-    ) throws(ICalendarError) {
-        var time = time
-        let zone: DateTimeValue.Zone
-        if time.is_date != 0 {
-            zone = .floating
-        } else if icaltime_is_utc(time) != 0 {
-            zone = .utc
-        } else if let tzid {
-            // The file's own VTIMEZONE first (libical resolved it), then the system's data under
-            // the name, its Windows name or a vendor prefix.
-            ianaZone = TimeZones.ianaName(forTZID: tzid)
-            if let ianaZone,
-                time.zone == nil
-                    || TimeZones.fileZoneFallsShort(
-                        time, fileZone: time.zone!, systemZone: ianaZone)
-            {
-                // Exporters often write a VTIMEZONE with only recent rules; before its first
-                // onset the file says nothing, and the system's history of the zone applies.
-                time.zone = try TimeZones.zone(named: ianaZone)
-            }
-            guard time.zone != nil else {
-                throw ICalendarError(
-                    .invalidValue, line: line,
-                    "\(property): unknown time zone '\(tzid)': no VTIMEZONE in the file defines it, "
-                        + "it is no Windows zone name, and the system zone data does not know it")
-            }
-            zone = .tzid(tzid)
-        } else {
-            zone = .floating
+    private static func systemZone(_ name: String) throws(ICalendarError) -> CalendarZone {
+        guard let zone = CalendarZone.system(name) else {
+            throw ICalendarError(
+                .invalidValue,
+                "unknown time zone '\(name)': expected an IANA name such as Europe/Moscow")
         }
-        value = DateTimeValue(
-            year: Int(time.year), month: Int(time.month), day: Int(time.day),
-            hour: Int(time.hour), minute: Int(time.minute), second: Int(time.second),
-            isDate: time.is_date != 0, zone: zone)
-        if let problem = value.rangeProblem {
-            throw ICalendarError(.invalidValue, line: line, "\(property): \(problem)")
-        }
-        switch zone {
-        case .utc:
-            epoch = Int64(icaltime_as_timet_with_zone(time, icaltimezone_get_utc_timezone()))
-        case .tzid:
-            epoch = Int64(icaltime_as_timet_with_zone(time, time.zone))
-        case .floating:
-            epoch = nil
-        }
+        return zone
     }
 }

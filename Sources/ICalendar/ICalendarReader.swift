@@ -21,22 +21,39 @@ public final class ICalendarReader {
         case component(Component)
         /// A component with errors: its kind, its `BEGIN` line and what is wrong.
         case failed(ComponentKind, line: Int, errors: [ICalendarError])
+        /// A top-level component kept as its lines (with
+        /// ``ICalendarReader/interpretedProperties`` set): one libical does not interpret
+        /// here, such as `VFREEBUSY` or an `X-` component.
+        case verbatim(RawComponent)
     }
 
-    /// The longest physical line accepted: RFC 5545 folds at 75 octets; 1 MiB is generous.
-    public var maximumLineLength = 1 << 20
+    /// The longest physical line accepted: RFC 5545 folds at 75 octets, but some exporters
+    /// write an inline attachment as one unfolded line; lines are read in linear time.
+    public var maximumLineLength = ReadingLimits.lineLength
     /// The longest unfolded content line accepted (a folded inline attachment).
-    public var maximumContentLineLength = 256 << 20
+    public var maximumContentLineLength = ReadingLimits.lineLength
     /// The deepest `BEGIN` nesting accepted (VCALENDAR › VEVENT › VALARM is 3).
-    public var maximumDepth = 12
+    public var maximumDepth = ReadingLimits.depth
+
+    /// The properties libical reads in events, to-dos, journals and alarms; `nil` (the
+    /// default) gives libical every line. The others are kept as written
+    /// (``Component/verbatimLines``) and never reach libical, which cannot keep all of them
+    /// (it drops unknown parameters and refuses values of later RFCs). Setting this also
+    /// keeps subcomponents other than `VALARM` (and top-level ones other than events,
+    /// to-dos, journals and zones) as their lines. Time zones are always read whole.
+    public var interpretedProperties: Set<String>?
 
     /// Calendar-level properties seen so far (`X-WR-TIMEZONE`, `METHOD` …), upper-cased
-    /// names to raw values.
+    /// names to raw values; the first of each name.
     public private(set) var calendarProperties: [String: String] = [:]
-    /// Things the reader left out and why, with their lines; taken with ``takeNotes()``.
+    /// Every calendar-level line in file order, as written (all `VCALENDAR`s).
+    public private(set) var calendarLines: [RawLine] = []
+    /// Things the reader left out or repaired and why, with their lines; taken with
+    /// ``takeNotes()``.
     private var notes: [(line: Int, message: String)] = []
 
-    /// The notes since the last call: properties left out because they had no value.
+    /// The notes since the last call: properties left out because they had no value,
+    /// values repaired.
     public func takeNotes() -> [(line: Int, message: String)] {
         defer { notes = [] }
         return notes
@@ -58,7 +75,14 @@ public final class ICalendarReader {
     /// Open components: name and the line of its `BEGIN`.
     private var stack: [(name: String, line: Int)] = []
     private var lineMaps: [LineMap] = []
-    private var errors: [ICalendarError] = []
+    /// Every line given to libical for the top-level component being read, with the name
+    /// of the component it belongs to: to rebuild the component without a line libical
+    /// rejected.
+    private var fed: [(bytes: [UInt8], line: Int, component: String, isProperty: Bool)] = []
+    /// A component being kept as its lines, and how deep inside it the reader is.
+    private var capture: (component: RawComponent, depth: Int)?
+    /// The line map of the top-level component being read.
+    private var currentTop: LineMap?
     private var sawAnyComponent = false
 
     /// Reads the file at `path`; `-` is standard input.
@@ -73,15 +97,29 @@ public final class ICalendarReader {
     }
 
     /// Parses the `VTIMEZONE`s in `bytes` (a calendar or bare components) and keeps them for
-    /// this reader's `TZID` look-ups, as if they had come earlier in its own stream.
+    /// this reader's `TZID` look-ups, as if they had come earlier in its own stream. Zones
+    /// with a `TZID` this reader already has are not added again.
     public func addTimeZones(from bytes: [UInt8]) throws(ICalendarError) {
         let other = ICalendarReader(bytes: bytes)
+        other.maximumLineLength = maximumLineLength
+        other.maximumDepth = maximumDepth
         while try other.next() != nil {}
+        let known = Set(timeZoneIDs)
         for zone in other.holder.subcomponents(ofKind: .timeZone) {
             other.holder.remove(zone)
+            if let tzid = zone.firstProperty(named: "TZID")?.text, known.contains(tzid) { continue }
             holder.add(zone)
         }
     }
+
+    /// The `TZID`s of the `VTIMEZONE`s read so far, in file order.
+    public var timeZoneIDs: [String] {
+        holder.subcomponents(ofKind: .timeZone).compactMap { $0.firstProperty(named: "TZID")?.text }
+    }
+
+    /// The `VTIMEZONE`s read so far, in file order (views into the reader's holder, valid
+    /// until the reader goes away).
+    public var timeZones: [Component] { holder.subcomponents(ofKind: .timeZone) }
 
     /// Reads UTF-8 `text`.
     public convenience init(text: String) {
@@ -194,6 +232,10 @@ public final class ICalendarReader {
                 ? try begin(component, line: line, at: number)
                 : try end(component, line: line, at: number)
         }
+        if capture != nil {
+            capture!.component.lines.append(RawLine(line: number, bytes: line))
+            return nil
+        }
         guard let open = stack.last else {
             throw ICalendarError(
                 .malformedLine, line: number,
@@ -201,9 +243,23 @@ public final class ICalendarReader {
         }
         if stack.count == 1 && open.name == "VCALENDAR" {
             // A calendar-level property (VERSION, METHOD, X-WR-TIMEZONE …): kept as text.
-            if let valueStart {
+            if let valueStart, calendarProperties[name] == nil {
                 calendarProperties[name] = String(decoding: line[valueStart...], as: UTF8.self)
             }
+            calendarLines.append(RawLine(line: number, bytes: line))
+            return nil
+        }
+        if name == "X-LIC-ERROR" {
+            // Written by another libical program into its export; not part of the data.
+            notes.append(
+                (number, "an X-LIC-ERROR line another program left in the file was left out"))
+            return nil
+        }
+        if let interpretedProperties, !Self.zoneComponents.contains(open.name),
+            !interpretedProperties.contains(name)
+        {
+            // Kept as written; libical never sees it.
+            lineMaps.last?.verbatim.append(RawLine(line: number, bytes: line))
             return nil
         }
         var content = line
@@ -215,37 +271,55 @@ public final class ICalendarReader {
         {
             // A name registered after libical 3.0 (LINK, PROXIMITY) or a vendor's own without
             // the X- prefix (SUBCALENDAR-ID): libical's parser refuses the whole component.
-            notes.append(
-                (number, "\(name) is a property libical 3.0 cannot read; left out"))
-            return nil
-        }
-        if name == "X-LIC-ERROR" {
-            // Written by another libical program into its export; not part of the data.
-            notes.append(
-                (number, "an X-LIC-ERROR line another program left in the file was left out"))
+            if interpretedProperties != nil {
+                lineMaps.last?.verbatim.append(RawLine(line: number, bytes: line))
+            } else {
+                notes.append((number, "\(name) is a property libical 3.0 cannot read; left out"))
+            }
             return nil
         }
         if let valueStart,
             content[valueStart...].allSatisfy({ $0 == 0x20 || $0 == 0x09 }),
             !EdgeWhitespace.textProperties.contains(name), name != "ATTACH"
         {
-            // `RRULE:`, `CATEGORIES:`, `CLASS:`, `X-…:` say nothing; libical would drop the
-            // property with an error that refuses the whole component.
+            // `RRULE:`, `CATEGORIES:`, `CLASS:` say nothing; libical would drop the property
+            // with an error.
             notes.append((number, "\(name) has no value; left out"))
             return nil
+        }
+        if let valueStart,
+            let repaired = Self.repairedDuration(content, name: name, from: valueStart)
+        {
+            notes.append(
+                (
+                    number,
+                    "\(name): '\(String(decoding: content[valueStart...], as: UTF8.self))' has its sign inside; read as '\(String(decoding: repaired[valueStart...], as: UTF8.self))'"
+                ))
+            content = repaired
         }
         if let valueStart, EdgeWhitespace.textProperties.contains(name) {
             EdgeWhitespace.protect(&content, valueStart: valueStart)
         } else if let valueStart, valueStart == content.count, name == "ATTACH" {
             EdgeWhitespace.protect(&content, valueStart: valueStart)  // an empty file, inline
         }
-        lineMaps.last?.properties.append((name, number))
+        lineMaps.last?.properties.append((name, number, line))
+        fed.append((content, number, open.name, true))
         feed(content)
-        if icalparser_get_state(parser) == ICALPARSER_ERROR {
-            errors.append(
-                ICalendarError(.malformedLine, line: number, Self.diagnose(content, in: open.name)))
-        }
         return nil
+    }
+
+    /// Components whose every line libical reads: zone definitions.
+    static let zoneComponents: Set<String> = ["VTIMEZONE", "STANDARD", "DAYLIGHT"]
+
+    /// Whether a component named `name` inside `parent` (nil at the top) is given to libical
+    /// when only some properties are interpreted.
+    private static func isInterpreted(_ name: String, inside parent: String?) -> Bool {
+        switch parent {
+        case nil, "VCALENDAR": ["VEVENT", "VTODO", "VJOURNAL", "VTIMEZONE"].contains(name)
+        case "VEVENT", "VTODO", "VJOURNAL": name == "VALARM"
+        case "VTIMEZONE": name == "STANDARD" || name == "DAYLIGHT"
+        default: false
+        }
     }
 
     private func begin(_ component: String, line: [UInt8], at number: Int) throws(ICalendarError)
@@ -257,18 +331,32 @@ public final class ICalendarReader {
                 "BEGIN:\(component) is nested \(stack.count + 1) deep; the limit is \(maximumDepth)"
             )
         }
+        let parent = stack.last?.name
         stack.append((component, number))
+        if capture != nil {
+            capture!.component.lines.append(RawLine(line: number, bytes: line))
+            capture!.depth += 1
+            return nil
+        }
         if component == "VCALENDAR" && stack.count == 1 {
             calendarCount += 1
             return nil
         }
+        if interpretedProperties != nil, !Self.isInterpreted(component, inside: parent) {
+            capture = (
+                RawComponent(name: component, lines: [RawLine(line: number, bytes: line)]), 1
+            )
+            return nil
+        }
         if stack.count == 1 || (stack.count == 2 && stack[0].name == "VCALENDAR") {
-            errors = []
             lineMaps = []
+            fed = []
         }
         let map = LineMap(begin: number, name: component)
         lineMaps.last?.children.append(map)
         lineMaps.append(map)
+        if lineMaps.count == 1 { currentTop = map }
+        fed.append((line, number, component, false))
         feed(line)
         return nil
     }
@@ -287,21 +375,36 @@ public final class ICalendarReader {
             )
         }
         stack.removeLast()
+        if var (raw, depth) = capture {
+            raw.lines.append(RawLine(line: number, bytes: line))
+            depth -= 1
+            guard depth == 0 else {
+                capture = (raw, depth)
+                return nil
+            }
+            capture = nil
+            let topLevel = stack.isEmpty || (stack.count == 1 && stack[0].name == "VCALENDAR")
+            guard topLevel, lineMaps.isEmpty else {
+                lineMaps.last?.verbatimComponents.append(raw)
+                return nil
+            }
+            sawAnyComponent = true
+            return .verbatim(raw)
+        }
         if component == "VCALENDAR" && stack.isEmpty { return nil }
         let map = lineMaps.removeLast()
-        guard let made = feed(line) else { return nil }
+        fed.append((line, number, component, false))
+        guard var made = feed(line) else { return nil }
         sawAnyComponent = true
+        var failed: [ICalendarError] = []
+        if icalcomponent_count_errors(made) > 0 {
+            (made, failed) = rebuild(made)
+        }
+        fed = []
         let result = Component(root: made, lines: map)
         let kind = result.kind
-        var found = errors
-        if found.isEmpty && icalcomponent_count_errors(made) > 0 {
-            found = Self.errorProperties(of: made).map {
-                ICalendarError(.malformedLine, line: map.begin, $0)
-            }
-        }
-        errors = []
-        if !found.isEmpty {
-            return .failed(kind, line: map.begin, errors: found)
+        if !failed.isEmpty {
+            return .failed(kind, line: map.begin, errors: failed)
         }
         holder.add(result)
         if kind == .timeZone { return nil }  // kept in the holder for TZID look-ups
@@ -309,17 +412,96 @@ public final class ICalendarReader {
         return .component(result)
     }
 
-    private func finish() throws(ICalendarError) {
-        if let open = stack.last {
-            throw ICalendarError(
-                .unbalancedComponents, line: open.line,
-                "BEGIN:\(open.name) has no END:\(open.name) before the end of the input")
+    /// The component again without the property lines libical rejected (each noted in its
+    /// line map as unreadable, with libical's reason), or, when that does not help, the
+    /// component with its errors.
+    private func rebuild(_ made: OpaquePointer) -> (OpaquePointer, [ICalendarError]) {
+        var maps: [Int: LineMap] = [:]
+        func collect(_ map: LineMap) {
+            maps[map.begin] = map
+            map.children.forEach(collect)
         }
-        if calendarCount == 0 && !sawAnyComponent {
-            throw ICalendarError(
-                .noCalendarData, line: lineNumber == 0 ? nil : 1,
-                "no iCalendar data: expected BEGIN:VCALENDAR")
+        if let currentTop { collect(currentTop) }
+        // Which property lines libical rejects on their own.
+        var rejected: [Int: String] = [:]
+        var open: [Int] = []
+        for entry in fed {
+            if !entry.isProperty {
+                if entry.bytes.starts(with: Array("BEGIN".utf8))
+                    || entry.bytes.starts(with: Array("begin".utf8))
+                {
+                    open.append(entry.line)
+                } else if !open.isEmpty {
+                    open.removeLast()
+                }
+                continue
+            }
+            if let reason = Self.rejection(of: entry.bytes, in: entry.component) {
+                rejected[entry.line] = reason
+            }
         }
+        guard !rejected.isEmpty else {
+            return (
+                made,
+                Self.errorProperties(of: made).map {
+                    ICalendarError(.malformedLine, line: fed.first?.line, $0)
+                }
+            )
+        }
+        let again = icalparser_new()!
+        defer { icalparser_free(again) }
+        var rebuilt: OpaquePointer?
+        for entry in fed where rejected[entry.line] == nil {
+            var terminated = entry.bytes
+            terminated.append(0)
+            let result = terminated.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    icalparser_add_line(again, $0)
+                }
+            }
+            if let result { rebuilt = result }
+        }
+        guard let rebuilt, icalcomponent_count_errors(rebuilt) == 0 else {
+            if let rebuilt { icalcomponent_free(rebuilt) }
+            return (
+                made,
+                Self.errorProperties(of: made).map {
+                    ICalendarError(.malformedLine, line: fed.first?.line, $0)
+                }
+            )
+        }
+        icalcomponent_free(made)
+        // Move the rejected lines out of the line maps' properties (so occurrences still map
+        // to their lines) into their unreadable lists.
+        for map in maps.values {
+            var kept: [(name: String, line: Int, raw: [UInt8])] = []
+            for entry in map.properties {
+                if let reason = rejected[entry.line] {
+                    map.unreadable.append((RawLine(line: entry.line, bytes: entry.raw), reason))
+                } else {
+                    kept.append(entry)
+                }
+            }
+            map.properties = kept
+        }
+        return (rebuilt, [])
+    }
+
+    /// Why libical rejects the property line `line` inside a component `component` when it
+    /// is parsed on its own, or `nil` when it accepts it.
+    static func rejection(of line: [UInt8], in component: String) -> String? {
+        let probe = icalparser_new()!
+        defer { icalparser_free(probe) }
+        var begin = Array("BEGIN:\(component)".utf8CString)
+        var copy = line.map { CChar(bitPattern: $0) } + [0]
+        _ = icalparser_add_line(probe, &begin)
+        _ = icalparser_add_line(probe, &copy)
+        let failed = icalparser_get_state(probe) == ICALPARSER_ERROR
+        // The result of icalparser_clean stays owned by the parser: read it, never free it.
+        let tree = icalparser_clean(probe)
+        let messages = tree.map { errorProperties(of: $0).filter { !$0.hasPrefix("Missing END") } }
+        if let first = messages?.first { return first }
+        return failed ? "libical cannot parse '\(clean(excerpt(line)))'" : nil
     }
 
     /// Hands one content line to libical; returns a finished top-level component.
@@ -351,21 +533,38 @@ public final class ICalendarReader {
         return nil
     }
 
-    /// libical's message for a line it rejected, found by parsing the line alone.
-    ///
-    /// libical records errors as `X-LIC-ERROR` properties in the component being built and
-    /// does not say which line caused them; re-parsing just the failed line gives its message.
-    static func diagnose(_ line: [UInt8], in component: String) -> String {
-        let probe = icalparser_new()!
-        defer { icalparser_free(probe) }
-        var begin = Array("BEGIN:\(component)".utf8CString)
-        var copy = line.map { CChar(bitPattern: $0) } + [0]
-        _ = icalparser_add_line(probe, &begin)
-        _ = icalparser_add_line(probe, &copy)
-        // The result of icalparser_clean stays owned by the parser: read it, never free it.
-        guard let tree = icalparser_clean(probe) else { return "libical could not parse the line" }
-        return errorProperties(of: tree).first.map { clean($0) }
-            ?? "libical could not parse '\(excerpt(line))'"
+    /// A `TRIGGER` or `DURATION` with its sign inside (`PT-2H`, written by some exporters)
+    /// with the sign moved to the front (`-PT2H`), or `nil` when the value is not of that
+    /// form. libical refuses the inner sign and would drop the property.
+    static func repairedDuration(_ line: [UInt8], name: String, from valueStart: Int)
+        -> [UInt8]?
+    {
+        guard name == "TRIGGER" || name == "DURATION", valueStart < line.count,
+            line[valueStart] == UInt8(ascii: "P")
+        else { return nil }
+        let value = line[valueStart...]
+        guard let minus = value.firstIndex(of: UInt8(ascii: "-")),
+            value.filter({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+") }).count == 1
+        else { return nil }
+        var repaired = Array(line[..<valueStart])
+        repaired.append(UInt8(ascii: "-"))
+        repaired += value.enumerated().compactMap { offset, byte in
+            valueStart + offset == minus ? nil : byte
+        }
+        return repaired
+    }
+
+    private func finish() throws(ICalendarError) {
+        if let open = stack.last {
+            throw ICalendarError(
+                .unbalancedComponents, line: open.line,
+                "BEGIN:\(open.name) has no END:\(open.name) before the end of the input")
+        }
+        if calendarCount == 0 && !sawAnyComponent {
+            throw ICalendarError(
+                .noCalendarData, line: lineNumber == 0 ? nil : 1,
+                "not an iCalendar file: no BEGIN:VCALENDAR")
+        }
     }
 
     static func errorProperties(of component: OpaquePointer) -> [String] {

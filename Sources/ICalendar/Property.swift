@@ -40,8 +40,13 @@ public enum PropertyValue: Sendable, Equatable {
     case action(String)
     /// An INTEGER (`REPEAT`, `SEQUENCE`).
     case integer(Int)
+    /// A UTC-OFFSET in seconds east of UTC (`TZOFFSETTO:+0100`).
+    case utcOffset(Int)
     /// Text in the property's default value type, parsed by libical (`VERSION:2.0`).
     case literal(String)
+    /// A list of TEXT values in one property (`CATEGORIES:Work,Meeting\, John`): commas and
+    /// semicolons inside a value are escaped, which libical does not do for lists.
+    case textList([String])
 }
 
 /// One property of a component, as libical holds it.
@@ -54,12 +59,15 @@ public final class Property {
     private let ownsPointer: Bool
     /// The 1-based line this property was parsed from, when known.
     public let lineNumber: Int?
+    /// The unfolded line as the file had it, when the property was parsed from text.
+    public let rawLine: RawLine?
 
-    init(view pointer: OpaquePointer, owner: AnyObject, line: Int?) {
+    init(view pointer: OpaquePointer, owner: AnyObject, line: Int?, raw: [UInt8]? = nil) {
         self.pointer = pointer
         self.owner = owner
         self.ownsPointer = false
         self.lineNumber = line
+        self.rawLine = raw.map { RawLine(line: line ?? 0, bytes: $0) }
     }
 
     /// Creates a free-standing property `name` with `value` and `parameters`.
@@ -104,12 +112,13 @@ public final class Property {
             icalproperty_add_parameter(made, icalparameter_new_value(ICAL_VALUE_URI))
         }
         for parameter in parameters {
-            icalproperty_add_parameter(made, Property.makeParameter(parameter))
+            icalproperty_add_parameter(made, Property.namedParameter(parameter))
         }
         pointer = made
         owner = nil
         ownsPointer = true
         lineNumber = nil
+        rawLine = nil
     }
 
     /// Creates a free-standing property from one unfolded content line
@@ -152,6 +161,7 @@ public final class Property {
         owner = nil
         ownsPointer = true
         lineNumber = nil
+        rawLine = nil
     }
 
     /// Creates a free-standing property that libical prints back as `line` was written:
@@ -183,13 +193,33 @@ public final class Property {
             }
         }
         for parameter in line.parameters {
-            let isX = parameter.name.hasPrefix("X-")
-            let built = icalparameter_new(isX ? ICAL_X_PARAMETER : ICAL_IANA_PARAMETER)!
-            icalparameter_set_xname(built, parameter.name)
-            icalparameter_set_xvalue(built, parameter.value)
-            icalproperty_add_parameter(made, built)
+            icalproperty_add_parameter(made, Self.namedParameter(parameter))
         }
         self.init(made: made)
+    }
+
+    /// A parameter libical prints as `NAME=value` whatever the name: an `X-` or IANA
+    /// parameter, never one of its own kinds, which it would check against its enumerations
+    /// and cut to one value. A value with several quoted values keeps its quotes as markers.
+    static func namedParameter(_ parameter: Parameter) -> OpaquePointer {
+        let isX = parameter.name.hasPrefix("X-")
+        let built = icalparameter_new(isX ? ICAL_X_PARAMETER : ICAL_IANA_PARAMETER)!
+        icalparameter_set_xname(built, parameter.name)
+        // libical encodes `"` and line breaks (RFC 6868) but leaves `^` as it is, which a
+        // reader would decode: `^n` would come back as a line break.
+        var value = Array(parameter.value.replacingOccurrences(of: "^", with: "^^").utf8)
+        if ContentLine.isValueList(parameter.value) {
+            value = value.flatMap { byte -> [UInt8] in
+                byte == UInt8(ascii: "\"") ? [EdgeWhitespace.marker, EdgeWhitespace.quote] : [byte]
+            }
+        }
+        value.append(0)
+        value.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                icalparameter_set_xvalue(built, $0)
+            }
+        }
+        return built
     }
 
     private init(made: OpaquePointer) {
@@ -197,6 +227,7 @@ public final class Property {
         owner = nil
         ownsPointer = true
         lineNumber = nil
+        rawLine = nil
     }
 
     /// Why `line` cannot be kept verbatim and written back, or `nil` when it can: the name
@@ -219,24 +250,6 @@ public final class Property {
         } catch {
             return error.message
         }
-    }
-
-    /// Why libical would refuse the parameter `name=value`, or `nil` when it accepts it
-    /// (`PARTSTAT=MAYBE` is outside the enumeration and refused).
-    public static func parameterProblem(_ parameter: Parameter) -> String? {
-        Libical.ensureReady()
-        let kind = icalparameter_string_to_kind(parameter.name)
-        if kind == ICAL_X_PARAMETER || kind == ICAL_IANA_PARAMETER || kind == ICAL_NO_PARAMETER
-            || kind == ICAL_FILENAME_PARAMETER || kind == ICAL_FMTTYPE_PARAMETER
-            || kind == ICAL_CN_PARAMETER
-        {
-            return nil
-        }
-        guard let made = icalparameter_new_from_value_string(kind, parameter.value) else {
-            return "libical does not accept \(parameter.name)=\(parameter.value)"
-        }
-        icalparameter_free(made)
-        return nil
     }
 
     deinit {
@@ -280,6 +293,27 @@ public final class Property {
             return made
         case .integer(let number):
             return icalvalue_new_integer(Int32(clamping: number))
+        case .utcOffset(let seconds):
+            return icalvalue_new_utcoffset(Int32(clamping: seconds))
+        case .textList(let items):
+            var bytes: [UInt8] = []
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                for byte in item.utf8 {
+                    switch byte {
+                    case UInt8(ascii: ","): bytes += [EdgeWhitespace.marker, EdgeWhitespace.comma]
+                    case UInt8(ascii: ";"):
+                        bytes += [EdgeWhitespace.marker, EdgeWhitespace.semicolon]
+                    default: bytes.append(byte)
+                    }
+                }
+            }
+            bytes.append(0)
+            return bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    icalvalue_new_text($0)
+                }
+            }
         case .literal(let text):
             let valueKind = icalproperty_kind_to_value_kind(kind)
             guard let made = icalvalue_new_from_string(valueKind, text) else {
@@ -289,32 +323,6 @@ public final class Property {
         case .attachmentURI, .attachmentBase64:
             preconditionFailure("attachments are built as ATTACH properties")
         }
-    }
-
-    private static func makeParameter(_ parameter: Parameter) -> OpaquePointer {
-        let kind = icalparameter_string_to_kind(parameter.name)
-        if kind == ICAL_X_PARAMETER || kind == ICAL_IANA_PARAMETER || kind == ICAL_NO_PARAMETER {
-            let made = icalparameter_new(
-                kind == ICAL_IANA_PARAMETER ? ICAL_IANA_PARAMETER : ICAL_X_PARAMETER)!
-            icalparameter_set_xname(made, parameter.name)
-            icalparameter_set_xvalue(made, parameter.value)
-            return made
-        }
-        if kind == ICAL_FILENAME_PARAMETER || kind == ICAL_FMTTYPE_PARAMETER
-            || kind == ICAL_CN_PARAMETER
-        {
-            // libical decodes RFC 6868 (^^ ^n ^') when parsing but does not encode `^` when
-            // printing, so "^^" would come back as "^". Encode here; what libical does
-            // encode on its own (" and newlines) is then no longer there to encode twice.
-            let encoded = parameter.value.replacingOccurrences(of: "^", with: "^^")
-                .replacingOccurrences(of: "\"", with: "^'").replacingOccurrences(
-                    of: "\n", with: "^n")
-            return icalparameter_new_from_value_string(kind, encoded)!
-        }
-        guard let made = icalparameter_new_from_value_string(kind, parameter.value) else {
-            preconditionFailure("libical rejects \(parameter.name)=\(parameter.value)")
-        }
-        return made
     }
 
     // MARK: - Reading
@@ -397,21 +405,6 @@ public final class Property {
         default:
             return Libical.takeString(icalproperty_get_value_as_string_r(pointer)) ?? ""
         }
-    }
-
-    /// The component this property belongs to, for zone look-ups.
-    private var parentPointer: OpaquePointer? { icalproperty_get_parent(pointer) }
-
-    /// The DATE or DATE-TIME value, with its zone resolved through the calendar's
-    /// `VTIMEZONE`s, then the system zone data.
-    ///
-    /// - Throws: ``ICalendarError/Kind/invalidValue`` for impossible dates (libical accepts
-    ///   `20240230`) and for a `TZID` that neither a `VTIMEZONE` nor the system knows —
-    ///   libical would silently read such a time as UTC.
-    public func dateTime() throws(ICalendarError) -> ResolvedDateTime {
-        let time = icalproperty_get_datetime_with_component(pointer, parentPointer)
-        let tzid = parameter("TZID")
-        return try ResolvedDateTime(time, tzid: tzid, property: name, line: lineNumber)
     }
 
     /// The DURATION value as libical renders it (`-PT15M`) and in seconds.

@@ -1,31 +1,19 @@
-import CLibical
 import Foundation
 import Synchronization
 
-/// Time zones from the system's zone data (Debian's `tzdata`), as libical loads them.
+/// Time zone names as calendar apps write them, and the system's zones behind them.
 public enum TimeZones {
-    /// The libical zone for an IANA name (`Europe/Moscow`) or `UTC`.
-    ///
-    /// libical's own zone ids carry a `/freeassociation.sourceforge.net/` prefix; this takes
-    /// the plain name, as calendar apps write it.
-    static func zone(named name: String) throws(ICalendarError) -> OpaquePointer {
-        Libical.ensureReady()
-        if name == "UTC" || name == "Etc/UTC" || name == "GMT" || name == "Z" {
-            return icaltimezone_get_utc_timezone()
-        }
-        guard let zone = builtin(name) else {
-            throw ICalendarError(
-                .invalidValue,
-                "unknown time zone '\(name)': expected an IANA name such as Europe/Moscow")
-        }
-        return zone
-    }
-
-    /// The IANA name the system zone data knows for a `TZID` as calendar apps write it: the
-    /// name itself (`Europe/Berlin`), a Windows name (`W. Europe Standard Time`, Outlook) via
-    /// CLDR's mapping, or a name behind a vendor prefix
-    /// (`/mozilla.org/20050126_1/Europe/Berlin`, `/freeassociation.sourceforge.net/…`).
-    /// `nil` when none of these is known.
+    /// The IANA name the system's zone data knows for a `TZID` as calendar apps write it, or
+    /// `nil` when none of these readings finds one:
+    /// - the name itself (`Europe/Berlin`), also in other letter case (`europe/berlin`);
+    /// - a Windows name (`W. Europe Standard Time`, Outlook) through CLDR's table;
+    /// - a name behind a vendor prefix (`/mozilla.org/20050126_1/Europe/Berlin`,
+    ///   `/freeassociation.sourceforge.net/Tzfile/…`, `/Europe/Stockholm`);
+    /// - a legacy spelling (`US-Eastern`, `US/Eastern`);
+    /// - an Outlook display name (`(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm,
+    ///   Vienna`, `(UTC-05:00) Eastern Time (US & Canada)`): a city it names, or its
+    ///   Windows name, whose standard offset is the one shown;
+    /// - a fixed offset in whole hours (`GMT+03:00`, `UTC-5`, `GMT-05.00`) as `Etc/GMT∓N`.
     public static func ianaName(forTZID tzid: String) -> String? {
         // Asked for every zoned time of every event: remembered per TZID.
         if let known = names.withLock({ $0[tzid] }) { return known }
@@ -36,105 +24,174 @@ public enum TimeZones {
 
     /// TZIDs already looked up, and what they resolved to.
     private static let names = Mutex<[String: String?]>([:])
-    /// Built-in zones by name, as addresses: libical's look-up is a linear scan, and built-in
-    /// zones live as long as the process.
-    private static let builtins = Mutex<[String: UInt]>([:])
 
-    /// `icaltimezone_get_builtin_timezone`, remembered.
-    private static func builtin(_ name: String) -> OpaquePointer? {
-        if let address = builtins.withLock({ $0[name] }) {
-            return OpaquePointer(bitPattern: address)
-        }
-        let zone = icaltimezone_get_builtin_timezone(name)
-        builtins.withLock { $0[name] = UInt(bitPattern: zone) }
-        return zone
-    }
+    private static let utcNames: Set<String> = [
+        "UTC", "ETC/UTC", "GMT", "Z", "UNIVERSAL", "ZULU", "ETC/GMT", "GREENWICH", "ETC/UCT",
+        "UCT", "COORDINATED UNIVERSAL TIME", "GMT+0", "GMT-0", "UTC+0", "UTC-0", "GMT0",
+        "ETC/GREENWICH", "ETC/UNIVERSAL", "ETC/ZULU", "(UTC) COORDINATED UNIVERSAL TIME",
+        "GMT+00:00", "UTC+00:00",
+    ]
 
     private static func lookUpIANAName(forTZID tzid: String) -> String? {
-        let trimmed = tzid.trimmingCharacters(in: .whitespaces)
-        if trimmed == "UTC" || trimmed == "Etc/UTC" || trimmed == "GMT" || trimmed == "Z" {
-            return "UTC"
+        var trimmed = tzid.trimmingCharacters(in: .whitespaces)
+        if trimmed.count >= 2, trimmed.hasPrefix("\""), trimmed.hasSuffix("\"") {
+            trimmed = String(trimmed.dropFirst().dropLast())
         }
+        if utcNames.contains(trimmed.uppercased()) { return "UTC" }
         if isKnown(trimmed) { return trimmed }
         if let windows = WindowsZones.ianaName(for: trimmed) {
             return windows == "Etc/UTC" ? "UTC" : (isKnown(windows) ? windows : nil)
         }
+        if let name = caseInsensitive(trimmed) { return name }
         // A prefix of path segments: try each shorter suffix that still has a slash.
         let segments = trimmed.split(separator: "/")
-        if segments.count > 2 {
-            for start in 1..<(segments.count - 1) {
+        if segments.count >= 2 {
+            for start in 0..<(segments.count - 1) {
                 let candidate = segments[start...].joined(separator: "/")
-                if isKnown(candidate) { return candidate }
-            }
-        }
-        return nil
-    }
-
-    /// Whether the system's zone `systemZone` should be used for `time` instead of the file's
-    /// definition `fileZone`: they disagree about its offset and `time` comes before the file's
-    /// first onset. Comparing offsets first keeps the walk over the definition off the common
-    /// path, where both agree.
-    static func fileZoneFallsShort(
-        _ time: icaltimetype, fileZone: OpaquePointer, systemZone: String
-    ) -> Bool {
-        guard let system = try? zone(named: systemZone), system != fileZone else { return false }
-        var local = time
-        local.zone = nil
-        var daylight: Int32 = 0
-        let fileOffset = icaltimezone_get_utc_offset(fileZone, &local, &daylight)
-        let systemOffset = icaltimezone_get_utc_offset(system, &local, &daylight)
-        return fileOffset != systemOffset && isBeforeFirstOnset(time, of: fileZone)
-    }
-
-    /// Whether the wall-clock `time` comes before every onset (`DTSTART` of `STANDARD` and
-    /// `DAYLIGHT`) of `zone`'s definition, where RFC 5545 leaves the offset undefined.
-    static func isBeforeFirstOnset(_ time: icaltimetype, of zone: OpaquePointer) -> Bool {
-        guard let definition = icaltimezone_get_component(zone) else { return false }
-        var earliest: icaltimetype?
-        var child = icalcomponent_get_first_component(definition, ICAL_ANY_COMPONENT)
-        while let current = child {
-            let onset = icalcomponent_get_dtstart(current)
-            if icaltime_is_null_time(onset) == 0 {
-                if let known = earliest {
-                    if icaltime_compare(onset, known) < 0 { earliest = onset }
-                } else {
-                    earliest = onset
+                if let name = isKnown(candidate) ? candidate : caseInsensitive(candidate) {
+                    return name
                 }
             }
-            child = icalcomponent_get_next_component(definition, ICAL_ANY_COMPONENT)
         }
-        guard var first = earliest else { return false }
-        var local = time
-        local.zone = nil
-        first.zone = nil
-        return icaltime_compare(local, first) < 0
+        // `US-Eastern`, `America-New_York`: a dash where a slash belongs.
+        if !trimmed.contains("/"), let dash = trimmed.firstIndex(of: "-"),
+            dash != trimmed.startIndex
+        {
+            var slashed = trimmed
+            slashed.replaceSubrange(dash...dash, with: "/")
+            if let name = caseInsensitive(slashed) { return name }
+        }
+        if let name = displayName(trimmed) { return name }
+        return fixedOffset(trimmed)
     }
+
+    /// Every zone name the system has, by its lower-cased form.
+    private static let lowercased: [String: String] = {
+        var result: [String: String] = [:]
+        let root = SystemZone.directory
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return result }
+        while let path = walker.nextObject() as? String {
+            if path == "posix" || path == "right" {
+                walker.skipDescendants()
+                continue
+            }
+            guard path.first?.isUppercase == true, !path.hasSuffix(".tab"),
+                !path.hasSuffix(".zi")
+            else { continue }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
+                result[path.lowercased()] = path
+            }
+        }
+        return result
+    }()
+
+    private static func caseInsensitive(_ name: String) -> String? {
+        let key = name.lowercased().replacingOccurrences(of: " ", with: "_")
+        guard let found = lowercased[key], isKnown(found) else { return nil }
+        return found
+    }
+
+    /// `(UTC+01:00) Amsterdam, Berlin, …` and `(GMT+01.00) Amsterdam / Berlin / …`: a city
+    /// named, or the Windows name of the text, whose standard offset is the one shown.
+    private static func displayName(_ text: String) -> String? {
+        guard text.hasPrefix("("), let close = text.firstIndex(of: ")") else { return nil }
+        let label = text[text.index(after: text.startIndex)..<close]
+        let rest = text[text.index(after: close)...].trimmingCharacters(in: .whitespaces)
+        guard let offset = offsetSeconds(String(label)) ?? (label.uppercased() == "UTC" ? 0 : nil)
+        else { return nil }
+        let cities = rest.split(whereSeparator: { $0 == "," || $0 == "/" }).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        var candidates: [String] = []
+        for city in cities where !city.isEmpty {
+            let key = city.replacingOccurrences(of: " ", with: "_").lowercased()
+            candidates += lowercased.filter { $0.key.hasSuffix("/" + key) }.map(\.value).sorted()
+        }
+        // `Eastern Time (US & Canada)` is the Windows zone `Eastern Standard Time`.
+        let base =
+            rest.split(separator: "(").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? rest
+        if base.hasSuffix(" Time") {
+            let windows = base.dropLast(5) + " Standard Time"
+            if let name = WindowsZones.ianaName(for: String(windows)) { candidates.append(name) }
+        }
+        if let name = WindowsZones.ianaName(for: rest) { candidates.append(name) }
+        return candidates.first { standardOffset(of: $0) == offset }
+    }
+
+    /// The smaller of a zone's offsets in January and July this century: its standard offset.
+    private static func standardOffset(of name: String) -> Int? {
+        guard let zone = SystemZone.named(name) else { return nil }
+        let january: Int64 = 1_767_225_600  // 2026-01-01
+        let july: Int64 = 1_782_864_000  // 2026-07-01
+        return min(zone.offset(at: january), zone.offset(at: july))
+    }
+
+    /// `GMT+03:00`, `UTC-5`, `GMT-05.00`, `UTC+0530`: a whole-hour offset as `Etc/GMT∓N`
+    /// (POSIX signs are reversed in those names). A name with a second offset after it
+    /// (`GMT-05.00/-04.00`, daylight saving) is no fixed zone: `nil`.
+    private static func fixedOffset(_ text: String) -> String? {
+        guard let seconds = offsetSeconds(text), seconds % 3600 == 0 else { return nil }
+        let hours = seconds / 3600
+        if hours == 0 { return "UTC" }
+        let name = "Etc/GMT\(hours > 0 ? "-" : "+")\(abs(hours))"
+        return isKnown(name) ? name : nil
+    }
+
+    /// Seconds east of UTC of `UTC+01:00`, `GMT-05.00`, `GMT +0100`, `UTC+1`; nothing else
+    /// may follow.
+    static func offsetSeconds(_ text: String) -> Int? {
+        var rest = Substring(text.uppercased())
+        guard rest.hasPrefix("UTC") || rest.hasPrefix("GMT") else { return nil }
+        rest = rest.dropFirst(3).drop { $0 == " " }
+        guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
+        rest = rest.dropFirst().drop { $0 == " " }
+        let digits = rest.filter(\.isNumber)
+        guard rest.allSatisfy({ $0.isNumber || $0 == ":" || $0 == "." }), !digits.isEmpty
+        else { return nil }
+        var hours = 0
+        var minutes = 0
+        let parts = rest.split(whereSeparator: { $0 == ":" || $0 == "." })
+        if parts.count == 2 {
+            guard let h = Int(parts[0]), let m = Int(parts[1]) else { return nil }
+            (hours, minutes) = (h, m)
+        } else if digits.count <= 2 {
+            hours = Int(digits)!
+        } else if digits.count == 4 {
+            hours = Int(digits.prefix(2))!
+            minutes = Int(digits.suffix(2))!
+        } else {
+            return nil
+        }
+        guard hours <= 14, minutes < 60 else { return nil }
+        return (hours * 3600 + minutes * 60) * (sign == "-" ? -1 : 1)
+    }
+
+    /// The zones CLDR's table gives Windows names: the one each common region is known by,
+    /// sorted.
+    public static let commonZones: [String] = Array(Set(WindowsZones.table.values)).filter {
+        isKnown($0)
+    }.sorted()
+
+    /// Every zone name the system has (links included), sorted.
+    public static var allNames: [String] { lowercased.values.sorted() }
 
     /// True when the system zone data knows `name`.
     public static func isKnown(_ name: String) -> Bool {
-        (try? zone(named: name)) != nil
+        CalendarZone.system(name) != nil
     }
 
-    /// A `VTIMEZONE` for the zone named `name`, with `TZID` set to the plain name.
-    ///
-    /// libical never adds `VTIMEZONE`s on its own, and the one it holds belongs to the zone,
-    /// so this is a clone. Its `TZID` would read `/freeassociation.sourceforge.net/…`, which
-    /// other calendar apps do not resolve; it is rewritten to the plain IANA name.
+    /// A `VTIMEZONE` for the system zone named `name`, with `TZID` set to that name; built
+    /// from the system's tz database (see ``SystemZone/vtimezone(tzid:)``).
     public static func vtimezone(named name: String) throws(ICalendarError) -> Component {
-        let zone = try zone(named: name)
-        guard let held = icaltimezone_get_component(zone) else {
-            throw ICalendarError(.invalidValue, "no VTIMEZONE data for '\(name)'")
+        guard let zone = SystemZone.named(name) else {
+            throw ICalendarError(
+                .invalidValue,
+                "unknown time zone '\(name)': expected an IANA name such as Europe/Moscow")
         }
-        let copy = icalcomponent_new_clone(held)!
-        if let tzid = icalcomponent_get_first_property(copy, ICAL_TZID_PROPERTY) {
-            icalproperty_set_tzid(tzid, name)
-        }
-        // X-LIC-LOCATION repeats the name in a libical-only property; leave it out.
-        while let location = icalcomponent_get_first_property(copy, ICAL_X_PROPERTY) {
-            icalcomponent_remove_property(copy, location)
-            icalproperty_free(location)
-        }
-        return Component(root: copy)
+        return zone.vtimezone(tzid: name)
     }
 
     /// The local zone's IANA name: `$TZ`, else the `/etc/localtime` link, else `UTC`.

@@ -11,6 +11,9 @@ public struct BatchConverter: Sendable {
     public struct Job: Sendable, Hashable {
         public var input: String
         public var output: String
+        /// The namespace of the input's derived UIDs: its path inside the input folder,
+        /// without extension (see ``UIDScheme``).
+        public var namespace: String
     }
 
     /// What happened to one input.
@@ -58,22 +61,34 @@ public struct BatchConverter: Sendable {
 
     /// The jobs for `inputs` (files, or folders searched recursively for .json, .ndjson,
     /// .jsonl and .ics files) into `directory`, keeping each folder's relative layout.
-    /// Returns the jobs and the inputs that are neither.
+    /// Returns the jobs and the problems: inputs that are neither, and two inputs that would
+    /// write one output (`x.json` and `x.ndjson`), which is refused before anything is
+    /// converted. The output folder is never searched for inputs, even inside an input folder.
     public func plan(inputs: [String], into directory: String) -> (
         jobs: [Job], problems: [Diagnostic]
     ) {
         var jobs: [Job] = []
         var problems: [Diagnostic] = []
         let manager = FileManager.default
+        let outputRoot = URL(fileURLWithPath: directory).standardizedFileURL.path
+        var outputs: [String: String] = [:]
         func add(_ path: String, relative: String) {
             guard let inputFormat = Format(path: path) else { return }
             let target = format ?? (inputFormat == .ics ? .json : .ics)
             let base = (relative as NSString).deletingPathExtension
-            jobs.append(
-                Job(
-                    input: path,
-                    output: (directory as NSString).appendingPathComponent(
-                        base + "." + target.fileExtension)))
+            let output = (directory as NSString).appendingPathComponent(
+                base + "." + target.fileExtension)
+            let key = URL(fileURLWithPath: output).standardizedFileURL.path
+            if let other = outputs[key] {
+                problems.append(
+                    Diagnostic(
+                        .error, Location(file: path),
+                        "would write \(output), as \(other) does; rename one of them or convert them separately",
+                        code: .usage))
+                return
+            }
+            outputs[key] = path
+            jobs.append(Job(input: path, output: output, namespace: base))
         }
         for input in inputs {
             var isDirectory: ObjCBool = false
@@ -85,7 +100,12 @@ public struct BatchConverter: Sendable {
                 let found = (manager.enumerator(atPath: input)?.allObjects as? [String] ?? [])
                     .sorted()
                 for relative in found where Format(path: relative) != nil {
-                    add((input as NSString).appendingPathComponent(relative), relative: relative)
+                    let path = (input as NSString).appendingPathComponent(relative)
+                    let standard = URL(fileURLWithPath: path).standardizedFileURL.path
+                    // The output folder may lie inside an input folder: never convert its
+                    // files again.
+                    if standard.hasPrefix(outputRoot + "/") { continue }
+                    add(path, relative: relative)
                 }
             } else if Format(path: input) != nil {
                 add(input, relative: (input as NSString).lastPathComponent)
@@ -149,6 +169,10 @@ public struct BatchConverter: Sendable {
         }
         var options = write
         options.format = Format(path: job.output)
+        var read = self.read
+        let namespace = job.namespace
+        read.namespaceOfFile = { _ in namespace }
+        options.namespaceOfFile = { _ in namespace }
         let report = Converter.convert(
             inputs: [job.input], output: job.output, read: read, write: options)
         return Outcome(
@@ -162,24 +186,7 @@ extension BatchConverter.Summary {
     /// The run as JSON, one entry per input with its errors (file, line or index, message).
     public var json: String {
         func diagnostics(_ list: [Diagnostic]) -> String {
-            "["
-                + list.map { diagnostic in
-                    var writer = JSONWriter()
-                    writer.begin()
-                    writer.field("file", string: diagnostic.location.file)
-                    if let line = diagnostic.location.line {
-                        writer.field("line", number: Int64(line))
-                    }
-                    if let index = diagnostic.location.index {
-                        writer.field("index", number: Int64(index))
-                    }
-                    if let field = diagnostic.location.field, !field.isEmpty {
-                        writer.field("field", string: field)
-                    }
-                    writer.field("message", string: diagnostic.message)
-                    writer.end()
-                    return writer.text
-                }.joined(separator: ", ") + "]"
+            "[" + list.map(\.json).joined(separator: ", ") + "]"
         }
         let files = outcomes.map { outcome in
             var writer = JSONWriter()

@@ -44,13 +44,25 @@ public enum Converter {
             return report
         }
         var written = 0
+        var calendar = CalendarInfo()
         for input in inputs {
+            let before = calendar
+            var current = CalendarInfo()
             drain(input, options: read, into: &report, keepGoing: skipInvalid) {
-                record, location throws(Diagnostic) in
+                record, location, info throws(Diagnostic) in
+                if info != current {
+                    current = info
+                    var merged = before
+                    merged.merge(info)
+                    sink.calendar = merged
+                }
                 try sink.write(record, from: location)
                 written += 1
+            } done: { info in
+                calendar.merge(info)
             }
         }
+        sink.calendar = calendar
         report.written = written
         // With skipInvalid, the valid records are written unless an input was unreadable
         // (then what is missing is not known record by record).
@@ -91,7 +103,8 @@ public enum Converter {
     ) -> ConversionReport {
         var report = ConversionReport()
         for input in inputs {
-            drain(input, options: options, into: &report) { record, location throws(Diagnostic) in
+            drain(input, options: options, into: &report) {
+                record, location, _ throws(Diagnostic) in
                 body(record, location)
             }
         }
@@ -102,7 +115,7 @@ public enum Converter {
     public static func validate(inputs: [String], read: ReadOptions) -> ConversionReport {
         var report = ConversionReport()
         for input in inputs {
-            drain(input, options: read, into: &report) { _, _ throws(Diagnostic) in }
+            drain(input, options: read, into: &report) { _, _, _ throws(Diagnostic) in }
         }
         return report
     }
@@ -111,7 +124,9 @@ public enum Converter {
     /// found (after one, nothing more would be kept) and collecting every problem.
     static func drain(
         _ input: String, options: ReadOptions, into report: inout ConversionReport,
-        keepGoing: Bool = false, _ body: (TaskRecord, Location) throws(Diagnostic) -> Void
+        keepGoing: Bool = false,
+        _ body: (TaskRecord, Location, CalendarInfo) throws(Diagnostic) -> Void,
+        done: (CalendarInfo) -> Void = { _ in }
     ) {
         func record(_ error: Diagnostic) {
             if report.errors.count < maximumErrors {
@@ -128,7 +143,10 @@ public enum Converter {
             record(error)
             return
         }
-        defer { report.warnings += source.warnings }
+        defer {
+            report.warnings += source.warnings
+            done(source.calendar)
+        }
         while true {
             let item: SourceItem
             do {
@@ -143,7 +161,7 @@ public enum Converter {
                 report.records += 1
                 guard report.errors.isEmpty || keepGoing else { continue }
                 do {
-                    try body(taskRecord, location)
+                    try body(taskRecord, location, source.calendar)
                 } catch {
                     record(error)
                 }

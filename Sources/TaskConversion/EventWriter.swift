@@ -2,7 +2,9 @@ import Foundation
 import ICalendar
 import TaskModel
 
-/// Builds `VEVENT`s from task records through libical, per DESIGN.md's mapping table.
+/// Builds `VEVENT`s, `VTODO`s and `VJOURNAL`s from task records through libical, per
+/// ``RecordMapping``: the same steps as ``EventReader``, in the same order, in
+/// ``ComponentWriting``.
 public struct EventWriter {
     /// How ids become UIDs.
     public var uidScheme: UIDScheme
@@ -13,14 +15,24 @@ public struct EventWriter {
     public var zone: String?
     /// Leave out the records' `ical_extra` lines (`--drop-extra`).
     public var dropExtra = false
+    /// Zones the calendar defines itself (kept `VTIMEZONE`s), by `TZID`.
+    public var zones = ZoneCatalog()
 
     /// The `PRODID` taskcal writes.
     public static let productID = "-//taskcal//taskcal 1.0//EN"
     /// Marks a `DESCRIPTION`/`SUMMARY` that taskcal filled in because RFC 5545 requires one
     /// but the record's alarm had none; reading drops it again, so nothing is invented.
     static let filledParameter = Parameter("X-TASKCAL-FILLED", "TRUE")
-    /// Keeps the action of a disabled alarm, which RFC 9074 writes as `ACTION:NONE`.
+    /// Keeps the action of a disabled alarm written as RFC 9074 `ACTION:NONE` (as earlier
+    /// versions wrote it; still read).
     static let disabledActionProperty = "X-TASKCAL-ACTION"
+    /// A disabled alarm: a component no calendar app fires (calcurse shows `ACTION:NONE`
+    /// alarms as active), holding the alarm's lines.
+    static let disabledAlarmComponent = "X-TASKCAL-DISABLED-VALARM"
+    /// What precedes each property name inside ``disabledAlarmComponent``.
+    static let disabledPrefix = "X-TASKCAL-"
+    /// Calendar-level properties taskcal writes itself.
+    static let ownCalendarProperties: Set<String> = ["VERSION", "PRODID", "CALSCALE"]
 
     /// Creates a writer.
     public init(
@@ -41,28 +53,59 @@ public struct EventWriter {
         return Int64(Date().timeIntervalSince1970)
     }
 
-    /// The calendar's opening: `VCALENDAR` with `VERSION`, `PRODID`, `CALSCALE`, and the
-    /// `VTIMEZONE` of ``zone`` when set.
-    public func calendarHeader() throws(ICalendarError) -> Component {
-        let calendar = Component(kind: .calendar)
-        calendar.addProperty("VERSION", .literal("2.0"))
-        calendar.addProperty("PRODID", .text(Self.productID))
-        calendar.addProperty("CALSCALE", .literal("GREGORIAN"))
-        if let zone, zone != "UTC" {
-            calendar.add(try TimeZones.vtimezone(named: zone))
+    /// The calendar's opening: `VCALENDAR` with `VERSION`, `PRODID`, `CALSCALE`, the
+    /// calendar's own lines and zones, and the `VTIMEZONE` of ``zone`` when set.
+    public func calendarHeader(_ calendar: CalendarInfo = CalendarInfo()) throws(ICalendarError)
+        -> Component
+    {
+        let header = Component(kind: .calendar)
+        header.addProperty("VERSION", .literal("2.0"))
+        header.addProperty("PRODID", .text(Self.productID))
+        header.addProperty("CALSCALE", .literal("GREGORIAN"))
+        for (index, text) in calendar.icalExtra.enumerated() {
+            let line: ContentLine
+            do {
+                line = try ContentLine(parsing: text)
+            } catch {
+                throw ICalendarError(
+                    .invalidValue, "calendar.ical_extra[\(index)]: \(error.message)")
+            }
+            if Self.ownCalendarProperties.contains(line.name) { continue }
+            header.add(Property(verbatim: line))
         }
-        return calendar
+        for text in calendar.icalComponents where Self.isTimeZone(text) {
+            header.add(try Component.verbatim(text))
+        }
+        if let zone, zone != "UTC", zones.definition(zone) == nil {
+            header.add(try TimeZones.vtimezone(named: zone))
+        }
+        return header
     }
 
-    /// The zones `record` and its subtasks are written in that the calendar's opening does
-    /// not already define, as IANA names.
+    /// The calendar's own components that are no zone (`VFREEBUSY`, `X-…`), written after
+    /// the records.
+    public func calendarTrailer(_ calendar: CalendarInfo) throws(ICalendarError) -> [Component] {
+        var result: [Component] = []
+        for text in calendar.icalComponents where !Self.isTimeZone(text) {
+            result.append(try Component.verbatim(text))
+        }
+        return result
+    }
+
+    static func isTimeZone(_ text: String) -> Bool {
+        text.uppercased().hasPrefix("BEGIN:VTIMEZONE")
+    }
+
+    /// The system zones `record` and its subtasks are written in that the calendar's
+    /// opening does not already define, as IANA names.
     public func extraZones(for record: TaskRecord) -> [String] {
         var found: [String] = []
         func visit(_ record: TaskRecord) {
-            if !record.allDay, let name = record.timeZone.flatMap(TimeZones.ianaName(forTZID:)),
-                name != "UTC", name != zone, !found.contains(name)
+            if !record.allDay, !record.floating, let name = record.timeZone,
+                zones.definition(name) == nil, let iana = TimeZones.ianaName(forTZID: name),
+                iana != "UTC", iana != zone, !found.contains(iana)
             {
-                found.append(name)
+                found.append(iana)
             }
             record.subtasks.forEach(visit)
         }
@@ -70,9 +113,10 @@ public struct EventWriter {
         return found
     }
 
-    /// The components for `record`: its `VEVENT` or `VTODO`, then one `VTODO` for each
-    /// subtask (depth first) naming its parent in `RELATED-TO`. Relative attachment `path`s
-    /// are read from the folder `attachmentBase` (that of the file the record came from).
+    /// The components for `record`: its `VEVENT`, `VTODO` or `VJOURNAL`, then one `VTODO`
+    /// for each subtask (depth first) naming its parent in `RELATED-TO`. Relative attachment
+    /// `path`s are read from the folder `attachmentBase` (that of the file the record came
+    /// from).
     ///
     /// - Throws: ``Problem`` when a field cannot be written (an attachment `path` that cannot
     ///   be read, an unknown zone, a rule libical refuses).
@@ -99,198 +143,52 @@ public struct EventWriter {
         return result
     }
 
-    /// The `VEVENT` or `VTODO` for `record` alone (without its subtasks).
+    /// The component for `record` alone (without its subtasks).
     ///
     /// - Throws: ``Problem`` when a field cannot be written.
     public func event(for record: TaskRecord, attachmentBase: URL? = nil) throws -> Component {
-        var zone = self.zone
-        if let name = record.timeZone, !record.allDay {
-            guard let iana = TimeZones.ianaName(forTZID: name) else {
-                throw Problem(
-                    field: "time_zone",
-                    "unknown time zone '\(name)': expected an IANA name such as Europe/Berlin")
-            }
-            zone = iana
-        }
-        func time(_ epoch: Int64) throws -> DateTimeValue {
-            try self.time(epoch, allDay: record.allDay, zone: zone)
-        }
-        let isTodo = record.kind == .todo
-        let event = Component(kind: isTodo ? .todo : .event)
-        event.addProperty("UID", .text(record.uid ?? uidScheme.uid(for: record.id)))
-        event.addProperty("DTSTAMP", .dateTime(DateTimeValue(utcEpoch: timestamp)))
-        if let recurrenceID = record.recurrenceID {
-            event.addProperty("RECURRENCE-ID", .dateTime(try time(recurrenceID)))
-        }
-        if !record.unscheduled {
-            event.addProperty("DTSTART", .dateTime(try time(record.dateStart)))
-        }
-        if isTodo {
-            if let due = record.due {
-                event.addProperty("DUE", .dateTime(try time(due)))
-            } else if !record.unscheduled && record.dateFinish > record.dateStart {
-                event.addProperty(
-                    "DURATION", .duration("PT\(record.dateFinish - record.dateStart)S"))
-            }
-        } else {
-            event.addProperty("DTEND", .dateTime(try time(record.dateFinish)))
-        }
-        event.addProperty("SUMMARY", .text(record.name))
-        if let description = record.description {
-            event.addProperty("DESCRIPTION", .text(description))
-        }
-        if let status = record.status {
-            event.addProperty("STATUS", .literal(status.rawValue.uppercased()))
-        } else if record.done {
-            event.addProperty("STATUS", .literal("COMPLETED"))
-        }
-        if record.free {
-            event.addProperty("TRANSP", .literal("TRANSPARENT"))
-        }
-        if let location = record.location { event.addProperty("LOCATION", .text(location)) }
-        for category in record.categories { event.addProperty("CATEGORIES", .text(category)) }
-        if let color = record.color { event.addProperty("COLOR", .text(color)) }
-        if let classification = record.classification {
-            event.addProperty("CLASS", .literal(classification.rawValue.uppercased()))
-        }
-        if let url = record.url { event.addProperty("URL", .uri(url)) }
-        if let organizer = record.organizer {
-            event.add(try person("ORGANIZER", organizer, field: "organizer"))
-        }
-        for (index, attendee) in record.attendees.enumerated() {
-            event.add(try person("ATTENDEE", attendee, field: "attendees[\(index)]"))
-        }
-        if let recurrence = record.recurrence {
-            if let rule = recurrence.rule {
-                if let problem = RecurrenceRule.problem(rule) {
-                    throw Problem(field: "recurrence.rule", problem)
-                }
-                event.addProperty("RRULE", .literal(rule))
-            }
-            for time in recurrence.rdates {
-                event.addProperty(
-                    "RDATE", .dateTime(try self.time(time, allDay: record.allDay, zone: zone)))
-            }
-            for time in recurrence.exdates {
-                event.addProperty(
-                    "EXDATE", .dateTime(try self.time(time, allDay: record.allDay, zone: zone)))
-            }
-        }
-        for (index, attachment) in record.attachments.enumerated() {
-            event.add(try property(for: attachment, index: index, base: attachmentBase))
-        }
-        if !dropExtra {
-            let extra = ExtraLines.properties(record.icalExtra)
-            if let problem = extra.problems.first { throw problem }
-            extra.properties.forEach(event.add)
-        }
-        for (index, alarm) in record.alarms.enumerated() {
-            let component = self.alarm(alarm, of: record)
-            if !dropExtra {
-                let extra = ExtraLines.properties(alarm.icalExtra)
-                if let problem = extra.problems.first {
-                    throw problem.nested(in: "alarms[\(index)]")
-                }
-                extra.properties.forEach(component.add)
-            }
-            event.add(component)
-        }
-        return event
+        var writing = try ComponentWriting(record: record, writer: self)
+        writing.identity()
+        try writing.times()
+        writing.text()
+        try writing.people()
+        try writing.attachments(base: attachmentBase)
+        try writing.recurrence()
+        try writing.verbatim()
+        try writing.alarms()
+        return writing.component
     }
+}
 
-    private func person(_ name: String, _ person: Person, field: String) throws -> Property {
-        var parameters: [Parameter] = []
-        if let cn = person.name { parameters.append(Parameter("CN", cn)) }
-        for (key, value) in person.parameters {
-            let parameter = Parameter(key, value)
-            if let problem = Property.parameterProblem(parameter) {
-                throw Problem(field: "\(field).parameters.\(key)", problem)
+/// Where the zones of a calendar's own `VTIMEZONE`s are: the definitions a calendar keeps
+/// because no IANA zone matches them, by `TZID`.
+public struct ZoneCatalog: Sendable {
+    private var defined: [String: CalendarZone] = [:]
+
+    /// An empty catalog: only the system's zones.
+    public init() {}
+
+    /// The zones `calendar`'s `VTIMEZONE`s define.
+    ///
+    /// - Throws: ``ICalendarError`` for a definition libical cannot read or that is not bounded.
+    public init(calendar: CalendarInfo) throws(ICalendarError) {
+        for text in calendar.icalComponents where EventWriter.isTimeZone(text) {
+            let reader = ICalendarReader(text: "BEGIN:VCALENDAR\r\n" + text + "END:VCALENDAR\r\n")
+            while try reader.next() != nil {}
+            for component in reader.timeZones {
+                let zone = try CalendarZone(defining: component)
+                defined[zone.tzid] = zone
             }
-            parameters.append(parameter)
-        }
-        return Property(name, .calAddress(person.address), parameters: parameters)
-    }
-
-    private func time(_ epoch: Int64, allDay: Bool, zone: String?) throws(ICalendarError)
-        -> DateTimeValue
-    {
-        // A time that is no UTC midnight on an all-day record (Outlook writes RECURRENCE-ID
-        // and EXDATE that way) keeps its instant as a DATE-TIME.
-        if allDay && epoch % 86_400 == 0 {
-            var value = DateTimeValue(utcEpoch: epoch)
-            value.isDate = true
-            value.zone = .floating
-            return value
-        }
-        if let zone, zone != "UTC" {
-            let local = try DateTimeValue(epoch: epoch, inZone: zone)
-            // In the hour repeated when clocks go back, a wall-clock time names two instants and
-            // readers take the first (RFC 5545 §3.3.5); such an instant is written in UTC instead.
-            if try local.epoch(inZone: zone) == epoch { return local }
-        }
-        return DateTimeValue(utcEpoch: epoch)
-    }
-
-    private func property(for attachment: TaskModel.Attachment, index: Int, base: URL?) throws
-        -> Property
-    {
-        var parameters: [Parameter] = []
-        if let mimeType = attachment.mimeType { parameters.append(Parameter("FMTTYPE", mimeType)) }
-        if let filename = attachment.filename { parameters.append(Parameter("FILENAME", filename)) }
-        switch attachment.content {
-        case .url(let url):
-            return Property("ATTACH", .attachmentURI(url), parameters: parameters)
-        case .inline(let data):
-            return Property(
-                "ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
-        case .path(let path):
-            let url = URL(fileURLWithPath: path, relativeTo: base)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw Problem(
-                    field: "attachments[\(index)].path", "cannot read the file '\(url.path)'")
-            }
-            return Property(
-                "ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
         }
     }
 
-    private func alarm(_ alarm: TaskModel.Alarm, of record: TaskRecord) -> Component {
-        let component = Component(kind: .alarm)
-        let action = alarm.action.rawValue.uppercased()
-        component.addProperty("ACTION", .action(alarm.enabled ? action : "NONE"))
-        if !alarm.enabled {
-            component.addProperty(Self.disabledActionProperty, .text(action))
-        }
-        switch alarm.trigger {
-        case .relative(let duration, let fromEnd):
-            component.addProperty(
-                "TRIGGER", .relativeTrigger(duration),
-                parameters: fromEnd ? [Parameter("RELATED", "END")] : [])
-        case .absolute(let epoch):
-            component.addProperty("TRIGGER", .absoluteTrigger(epoch: epoch))
-        }
-        // RFC 5545 §3.6.6: DISPLAY and EMAIL need DESCRIPTION; EMAIL also SUMMARY.
-        if let description = alarm.description {
-            component.addProperty("DESCRIPTION", .text(description))
-        } else if alarm.action != .audio {
-            component.addProperty(
-                "DESCRIPTION", .text(record.name), parameters: [Self.filledParameter])
-        }
-        if let summary = alarm.summary {
-            component.addProperty("SUMMARY", .text(summary))
-        } else if alarm.action == .email {
-            component.addProperty("SUMMARY", .text(record.name), parameters: [Self.filledParameter])
-        }
-        for attendee in alarm.attendees {
-            component.addProperty("ATTENDEE", .calAddress(attendee))
-        }
-        if let sound = alarm.sound {
-            component.addProperty("ATTACH", .attachmentURI(sound))
-        }
-        if let repeatCount = alarm.repeatCount, let interval = alarm.repeatInterval {
-            component.addProperty("REPEAT", .integer(repeatCount))
-            component.addProperty("DURATION", .duration(interval))
-        }
-        return component
+    /// The zone the calendar defines under `tzid`, if it does.
+    public func definition(_ tzid: String) -> CalendarZone? { defined[tzid] }
+
+    /// The zone `name` stands for: a definition of the calendar, else a system zone under any
+    /// name calendar apps write.
+    public func zone(named name: String) -> CalendarZone? {
+        if let zone = defined[name] { return zone }
+        return TimeZones.ianaName(forTZID: name).flatMap(CalendarZone.system)
     }
 }

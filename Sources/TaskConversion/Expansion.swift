@@ -12,12 +12,18 @@ public struct Expansion: Sendable {
     public var limit: Int
     /// UIDs derived from ids, to match changed occurrences to their series.
     public var uidScheme: UIDScheme
+    /// Zones the calendars define (records name them in `time_zone`).
+    public var zones: ZoneCatalog
 
     /// Creates an expansion over `window`.
-    public init(window: Range<Int64>, limit: Int = 100_000, uidScheme: UIDScheme = UIDScheme()) {
+    public init(
+        window: Range<Int64>, limit: Int = 100_000, uidScheme: UIDScheme = UIDScheme(),
+        zones: ZoneCatalog = ZoneCatalog()
+    ) {
         self.window = window
         self.limit = limit
         self.uidScheme = uidScheme
+        self.zones = zones
     }
 
     /// What an expansion gives: the occurrences and warnings (series cut short).
@@ -113,20 +119,21 @@ public struct Expansion: Sendable {
         var truncated = false
         if let rule = recurrence.rule {
             let start: DateTimeValue
+            var zone: CalendarZone?
             if record.allDay {
                 var value = DateTimeValue(utcEpoch: record.dateStart)
                 value.isDate = true
                 value.zone = .floating
                 start = value
-            } else if let zone = record.timeZone.flatMap(TimeZones.ianaName(forTZID:)),
-                zone != "UTC"
-            {
-                start = try DateTimeValue(epoch: record.dateStart, inZone: zone)
+            } else if let found = record.timeZone.flatMap(zones.zone(named:)) {
+                // Repeats step in the entry's own zone (floating ones in the zone read in).
+                zone = found
+                start = found.local(record.dateStart)
             } else {
                 start = DateTimeValue(utcEpoch: record.dateStart)
             }
             (starts, truncated) = try RecurrenceRule.occurrences(
-                of: rule, start: start, in: search, limit: limit)
+                of: rule, start: start, zone: zone, in: search, limit: limit)
         } else if search.contains(record.dateStart) {
             starts = [record.dateStart]
         }

@@ -28,15 +28,29 @@ final class ParallelICSSource: RecordSource {
 
     private var ready: [SourceItem] = []
     private var readyIndex = 0
-    private var ids = IDAllocator()
+    private var order = FileOrder()
     private var seenWarnings = Set<String>()
     private var fatal: Diagnostic?
     private(set) var warnings: [Diagnostic] = []
+    /// Calendar-level lines, as the splitter meets them.
+    private var calendarLines: [String] = []
+    /// Zone definitions and components the batches kept, in file order.
+    private var keptDefinitions: [String: String] = [:]
+    private var keptComponents: [String] = []
+    private let lookahead: @Sendable () -> [UInt8]?
+
+    var calendar: CalendarInfo {
+        CalendarInfo(
+            icalExtra: calendarLines,
+            icalComponents: keptDefinitions.keys.sorted().compactMap { keptDefinitions[$0] }
+                + keptComponents)
+    }
 
     init(path: String, options: ReadOptions, workers: Int) throws(Diagnostic) {
         self.path = path
         self.options = options
         self.workers = max(1, workers)
+        lookahead = ICSLookahead.zones(in: path)
         do {
             lines = try LineSource(path: path)
         } catch {
@@ -95,13 +109,18 @@ final class ParallelICSSource: RecordSource {
             return (pending.bytes, pending.number)
         }
         do {
-            guard let line = try lines.nextLine(limit: 1 << 20, lineNumber: lineNumber + 1) else {
+            guard
+                let line = try lines.nextLine(
+                    limit: ReadingLimits.lineLength, lineNumber: lineNumber + 1)
+            else {
                 return nil
             }
             lineNumber += 1
             return (line, lineNumber)
         } catch {
-            throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
+            throw Diagnostic(
+                .error, Location(file: path, line: error.line), error.message,
+                code: error.kind.code)
         }
     }
 
@@ -153,6 +172,12 @@ final class ParallelICSSource: RecordSource {
                 if text.uppercased().hasPrefix("X-WR-TIMEZONE:") {
                     calendarZone = String(text.dropFirst(14))
                 }
+                if let name = try? ContentLine(parsing: text).name,
+                    !EventWriter.ownCalendarProperties.contains(name),
+                    !calendarLines.contains(text)
+                {
+                    calendarLines.append(text)
+                }
                 continue
             }
             if word.isBegin && word.name == "VCALENDAR" && depth == 0 {
@@ -171,8 +196,8 @@ final class ParallelICSSource: RecordSource {
                 close()
                 fatal = Diagnostic(
                     .error, Location(file: path, line: number),
-                    "expected BEGIN:VCALENDAR, found '\(String(decoding: line.prefix(60), as: UTF8.self))'"
-                )
+                    "expected BEGIN:VCALENDAR, found '\(String(decoding: line.prefix(60), as: UTF8.self))'",
+                    code: .structure)
                 finishedReading = true
                 break
             }
@@ -214,7 +239,7 @@ final class ParallelICSSource: RecordSource {
         if finishedReading && !sawCalendarData && fatal == nil {
             fatal = Diagnostic(
                 .error, Location(file: path, line: lineNumber == 0 ? nil : 1),
-                "no iCalendar data: expected BEGIN:VCALENDAR")
+                "not an iCalendar file: no BEGIN:VCALENDAR", code: .structure)
         }
         return batches
     }
@@ -222,11 +247,13 @@ final class ParallelICSSource: RecordSource {
     // MARK: - Parsing
 
     private struct BatchResult: Sendable {
-        var items: [Item] = []
-        var warnings: [String] = []
+        var items: [SendableItem] = []
+        var warnings: [Diagnostic] = []
         var fatal: Diagnostic?
-        enum Item: Sendable {
-            case record(TaskRecord, Int?)
+        var keptDefinitions: [String: String] = [:]
+        var keptComponents: [String] = []
+        enum SendableItem: Sendable {
+            case record(TaskRecord, Location)
             case failed([Diagnostic])
         }
     }
@@ -235,16 +262,18 @@ final class ParallelICSSource: RecordSource {
         let flight = InFlight(count: batches.count)
         let path = self.path
         let options = self.options
+        let lookahead = self.lookahead
         for (index, batch) in batches.enumerated() {
             DispatchQueue.global().async(group: flight.group) {
-                let result = Self.parse(batch, path: path, options: options)
+                let result = Self.parse(batch, path: path, options: options, lookahead: lookahead)
                 flight.results.withLock { $0[index] = result }
             }
         }
         return flight
     }
 
-    /// Hands a round's results out in file order, giving fresh ids as the one-thread reader does.
+    /// Hands a round's results out in file order, giving fresh ids and telling duplicate UIDs
+    /// apart as the one-thread reader does.
     private func absorb(_ results: [BatchResult?]) {
         ready = []
         readyIndex = 0
@@ -252,25 +281,22 @@ final class ParallelICSSource: RecordSource {
             guard let result else { continue }
             for item in result.items {
                 switch item {
-                case .record(var record, let line):
-                    if record.id == IDAllocator.unassigned {
-                        ids.assign(to: &record)
-                    } else {
-                        ids.saw(record.id)
+                case .record(var record, let location):
+                    if let warning = order.order(
+                        &record, location: location, scheme: options.uidScheme)
+                    {
+                        warn(warning)
                     }
-                    ready.append(.record(record, Location(file: path, line: line)))
+                    ready.append(.record(record, location))
                 case .failed(let diagnostics):
                     ready.append(.failed(diagnostics))
                 }
             }
-            for warning in result.warnings {
-                // One warning of each kind per file, as the one-thread reader gives.
-                let key = warning.replacingOccurrences(
-                    of: #"line \d+"#, with: "", options: .regularExpression)
-                if seenWarnings.insert(key).inserted {
-                    warnings.append(Diagnostic(.warning, Location(file: path), warning))
-                }
+            result.warnings.forEach(warn)
+            for (tzid, text) in result.keptDefinitions where keptDefinitions[tzid] == nil {
+                keptDefinitions[tzid] = text
             }
+            keptComponents += result.keptComponents
             if let fatal = result.fatal {
                 self.fatal = fatal
                 finishedReading = true
@@ -279,58 +305,49 @@ final class ParallelICSSource: RecordSource {
         }
     }
 
-    private static func parse(_ batch: Batch, path: String, options: ReadOptions) -> BatchResult {
+    private func warn(_ warning: Diagnostic) {
+        // Once per line, as the one-thread reader gives them.
+        if seenWarnings.insert(warning.description).inserted { warnings.append(warning) }
+    }
+
+    private static func parse(
+        _ batch: Batch, path: String, options: ReadOptions,
+        lookahead: @escaping @Sendable () -> [UInt8]?
+    ) -> BatchResult {
         var result = BatchResult()
         let reader = ICalendarReader(bytes: batch.bytes, firstLine: batch.firstLine)
+        let digest = ICSDigest(path: path, reader: reader, options: options, lookahead: lookahead)
         do {
             if !batch.zones.isEmpty { try reader.addTimeZones(from: batch.zones) }
         } catch {
-            result.fatal = Diagnostic(.error, Location(file: path), error.message)
+            result.fatal = Diagnostic(
+                .error, Location(file: path), error.message, code: error.kind.code)
             return result
         }
-        let events = EventReader(
-            uidScheme: options.uidScheme, floatingZone: options.floatingZone,
-            extraction: options.extraction)
-        events.defersFreshIDs = true
+        digest.zones.calendarZone = batch.calendarZone.flatMap(TimeZones.ianaName(forTZID:))
         while true {
             let item: ICalendarReader.Item?
             do {
                 item = try reader.next()
             } catch {
                 result.fatal = Diagnostic(
-                    .error, Location(file: path, line: error.line), error.message)
-                return result
+                    .error, Location(file: path, line: error.line), error.message,
+                    code: error.kind.code)
+                break
             }
-            result.warnings += reader.takeNotes().map { "line \($0.line): \($0.message)" }
-            guard let item else { return result }
-            switch item {
-            case .failed(let kind, let line, let errors):
-                if kind != .event && kind != .todo && kind != .timeZone {
-                    result.warnings.append("line \(line): a \(kind) with errors was skipped")
-                    continue
-                }
-                result.items.append(
-                    .failed(
-                        errors.map {
-                            Diagnostic(
-                                .error, Location(file: path, line: $0.line ?? line), $0.message)
-                        }))
-            case .component(let component):
-                guard component.kind == .event || component.kind == .todo else {
-                    result.warnings.append(
-                        "line \(component.lineNumber ?? 0): \(component.kind) is not converted: the task format holds events (VEVENT) and to-dos (VTODO)"
-                    )
-                    continue
-                }
-                let (outcome, notes) = events.checkedRecord(
-                    from: component, calendarZone: batch.calendarZone, file: path)
-                result.warnings += notes
-                switch outcome {
-                case .success(let record):
-                    result.items.append(.record(record, component.lineNumber))
-                case .failure(let failure): result.items.append(.failed(failure.diagnostics))
-                }
+            digest.takeReaderNotes()
+            guard let item else { break }
+            switch digest.digest(item) {
+            case .record(let record, let location)?: result.items.append(.record(record, location))
+            case .failed(let diagnostics)?: result.items.append(.failed(diagnostics))
+            case nil: break
             }
         }
+        result.warnings = digest.warnings
+        result.keptDefinitions = digest.zones.keptDefinitions
+        result.keptComponents = digest.calendar.icalComponents.filter {
+            !EventWriter.isTimeZone($0)
+        }
+        return result
     }
 }

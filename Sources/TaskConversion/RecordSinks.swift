@@ -4,6 +4,10 @@ import TaskModel
 
 /// Where converted records go, one at a time.
 public protocol RecordSink: AnyObject {
+    /// What the output says about its calendar (name, `METHOD`, zones it defines): set before
+    /// the first record and again before ``finish()``; the sink writes it where its format
+    /// puts it.
+    var calendar: CalendarInfo { get set }
     /// Writes one record.
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic)
     /// Writes what closes the file and makes it visible (the rename of an atomic write).
@@ -22,6 +26,15 @@ public struct WriteOptions: Sendable {
     public var timestamp: Int64
     /// Write iCalendar times in this zone with a `VTIMEZONE` (default UTC).
     public var zone: String?
+    /// What derived UIDs are unique to (`--uid-namespace`); `nil`: each input file's name
+    /// (see ``UIDScheme``).
+    public var uidNamespace: String?
+    /// The namespace of each input file when no `uidNamespace` is given; by default its name
+    /// without extension (batch mode gives its path inside the input folder).
+    public var namespaceOfFile: @Sendable (String) -> String = UIDScheme.defaultNamespace(
+        forFile:)
+    /// The calendar's name on output (`--calendar-name`), replacing the inputs'.
+    public var calendarName: String?
 
     /// Creates options; `timestamp` defaults to `SOURCE_DATE_EPOCH` or now.
     public init(
@@ -42,81 +55,151 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
             .error, Location(file: path),
-            "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --to json|ndjson|ics"
-        )
+            "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --to json|ndjson|ics",
+            code: .usage)
     }
     let output = try OutputFile(path: path)
     switch format {
-    case .json: return JSONRecordSink(output)
-    case .ndjson: return NDJSONRecordSink(output)
+    case .json: return JSONRecordSink(output, name: options.calendarName)
+    case .ndjson: return NDJSONRecordSink(output, name: options.calendarName)
     case .ics:
-        let writer = EventWriter(
+        var writer = EventWriter(
             uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)
-        return try ICSRecordSink(output, writer: writer)
+        writer.uidScheme.namespace = options.uidNamespace
+        return ICSRecordSink(
+            output, writer: writer, name: options.calendarName,
+            namespaceOfFile: options.namespaceOfFile)
     }
 }
 
+/// The calendar data as written: the inputs', with the name `--calendar-name` gives.
+private func named(_ calendar: CalendarInfo, _ name: String?) -> CalendarInfo {
+    guard let name else { return calendar }
+    var named = calendar
+    named.setName(name)
+    return named
+}
+
+/// A JSON array of records; the object form `{"calendar": {…}, "records": […]}` when there
+/// is calendar data to keep (as known at the first record).
 final class JSONRecordSink: RecordSink {
     private let output: OutputFile
+    private let name: String?
     private var count = 0
+    private var objectForm = false
+    var calendar = CalendarInfo()
 
-    init(_ output: OutputFile) { self.output = output }
+    init(_ output: OutputFile, name: String?) {
+        self.output = output
+        self.name = name
+    }
+
+    private func begin() throws(Diagnostic) {
+        let info = named(calendar, name)
+        objectForm = !info.isEmpty
+        guard objectForm else { return }
+        var writer = JSONWriter()
+        info.write(to: &writer)
+        try output.write("{\"calendar\": " + writer.text + ",\n\"records\": ")
+    }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        if count == 0 { try begin() }
         try output.write(count == 0 ? "[\n" : ",\n")
         try output.write(record.jsonLine)
         count += 1
     }
 
     func finish() throws(Diagnostic) {
-        try output.write(count == 0 ? "[]\n" : "\n]\n")
+        if count == 0 { try begin() }
+        try output.write(count == 0 ? "[]" : "\n]")
+        try output.write(objectForm ? "}\n" : "\n")
         try output.commit()
     }
 
     func abandon() { output.abandon() }
 }
 
+/// One record a line; the calendar data, when there is any, on the first line.
 final class NDJSONRecordSink: RecordSink {
     private let output: OutputFile
+    private let name: String?
+    private var started = false
+    var calendar = CalendarInfo()
 
-    init(_ output: OutputFile) { self.output = output }
+    init(_ output: OutputFile, name: String?) {
+        self.output = output
+        self.name = name
+    }
+
+    private func begin() throws(Diagnostic) {
+        started = true
+        let info = named(calendar, name)
+        if !info.isEmpty { try output.write(info.jsonLine + "\n") }
+    }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        if !started { try begin() }
         try output.write(record.jsonLine)
         try output.write("\n")
     }
 
-    func finish() throws(Diagnostic) { try output.commit() }
+    func finish() throws(Diagnostic) {
+        if !started { try begin() }
+        try output.commit()
+    }
 
     func abandon() { output.abandon() }
 }
 
-/// iCalendar out: the `VCALENDAR` opening (with `VTIMEZONE`), then each `VEVENT` serialized
-/// by libical as it comes, then `END:VCALENDAR`. Nothing but the current event is in memory.
+/// iCalendar out: the `VCALENDAR` opening (with the calendar's lines and `VTIMEZONE`s),
+/// then each component serialized by libical as it comes, then the calendar's other
+/// components and `END:VCALENDAR`. Nothing but the current record is in memory.
 final class ICSRecordSink: RecordSink {
     private let output: OutputFile
-    private let writer: EventWriter
+    private var writer: EventWriter
+    private let name: String?
     private var buffer: [UInt8] = []
     private var zonesWritten: Set<String> = []
+    private var started = false
+    /// `--uid-namespace`, when given; else each input file's own.
+    private let namespace: String?
+    private let namespaceOfFile: (String) -> String
+    var calendar = CalendarInfo()
 
-    init(_ output: OutputFile, writer: EventWriter) throws(Diagnostic) {
+    init(
+        _ output: OutputFile, writer: EventWriter, name: String?,
+        namespaceOfFile: @escaping (String) -> String
+    ) {
         self.output = output
         self.writer = writer
+        self.name = name
+        self.namespaceOfFile = namespaceOfFile
+        namespace = writer.uidScheme.namespace
+    }
+
+    private func begin() throws(Diagnostic) {
+        started = true
+        let info = named(calendar, name)
         let header: Component
         do {
-            header = try writer.calendarHeader()
+            writer.zones = try ZoneCatalog(calendar: info)
+            header = try writer.calendarHeader(info)
         } catch {
-            output.abandon()
-            throw Diagnostic(.error, Location(file: output.displayPath), error.message)
+            throw Diagnostic(
+                .error, Location(file: output.displayPath, field: "calendar"), error.message)
         }
         // libical prints the whole VCALENDAR; everything before its END line is the opening.
         var text = header.serialized()
         let end = "END:VCALENDAR\r\n"
         if text.hasSuffix(end) { text.removeLast(end.count) }
         try output.write(text)
+        if let zone = writer.zone { zonesWritten.insert(zone) }
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        if !started { try begin() }
+        writer.uidScheme.namespace = namespace ?? namespaceOfFile(location.file)
         var components: [Component]
         do {
             let base =
@@ -146,6 +229,21 @@ final class ICSRecordSink: RecordSink {
     }
 
     func finish() throws(Diagnostic) {
+        if !started { try begin() }
+        do {
+            buffer.removeAll(keepingCapacity: true)
+            for component in try writer.calendarTrailer(named(calendar, name)) {
+                component.serialize(into: &buffer)
+            }
+            try output.write(bytes: buffer)
+        } catch let error as ICalendarError {
+            throw Diagnostic(
+                .error, Location(file: output.displayPath, field: "calendar"), error.message)
+        } catch let diagnostic as Diagnostic {
+            throw diagnostic
+        } catch {
+            throw Diagnostic(.error, Location(file: output.displayPath), "\(error)")
+        }
         try output.write("END:VCALENDAR\r\n")
         try output.commit()
     }

@@ -16,6 +16,9 @@ public protocol RecordSource: AnyObject {
     func next() throws(Diagnostic) -> SourceItem?
     /// Warnings so far (floating times, missing UIDs …).
     var warnings: [Diagnostic] { get }
+    /// What the input says about its calendar (name, `METHOD`, zones it defines), as far as
+    /// it has been read.
+    var calendar: CalendarInfo { get }
 }
 
 /// How to read inputs.
@@ -38,6 +41,12 @@ public struct ReadOptions: Sendable {
     public var expansion: Expansion?
     /// Leave out `ical_extra` lines (`--drop-extra`).
     public var dropExtra = false
+    /// The namespace of each input file when `uidScheme` has none (see ``UIDScheme``).
+    public var namespaceOfFile: @Sendable (String) -> String = UIDScheme.defaultNamespace(
+        forFile:)
+    /// Readings chosen for unclear input (unknown zones, unreadable values, components left
+    /// out) are errors instead of warnings (`--strict`).
+    public var strict = false
 
     /// Creates options.
     public init(
@@ -63,12 +72,16 @@ public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagno
 private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagnostic)
     -> any RecordSource
 {
+    var options = options
+    if options.uidScheme.namespace == nil {
+        options.uidScheme.namespace = options.namespaceOfFile(path)
+    }
     let location = Location(file: path)
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
             .error, location,
-            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --from json|ndjson|ics"
-        )
+            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --input-format json|ndjson|ics",
+            code: .usage)
     }
     switch format {
     case .json: return CalendarCheckSource(try JSONRecordSource(path: path))
@@ -88,16 +101,20 @@ private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagno
 }
 
 private func openFailure(_ path: String, _ error: ICalendarError) -> Diagnostic {
-    Diagnostic(.error, Location(file: path), error.message)
+    Diagnostic(.error, Location(file: path), error.message, code: error.kind.code)
 }
 
-/// A JSON array of records (or one record), read whole: JSON arrays cannot be streamed
-/// without a streaming parser; NDJSON is the format for very large files.
+/// A JSON array of records (or one record, or the object form with calendar data), read
+/// whole: JSON arrays cannot be streamed without a streaming parser; NDJSON is the format for
+/// very large files.
 final class JSONRecordSource: RecordSource {
     private let path: String
     private var results: [Result<TaskRecord, RecordProblems>]
     private var index = 0
+    private var duplicates = DuplicateRecords()
+    private var pendingProblems: [Problem]
     let warnings: [Diagnostic] = []
+    let calendar: CalendarInfo
 
     init(path: String) throws(Diagnostic) {
         self.path = path
@@ -109,12 +126,17 @@ final class JSONRecordSource: RecordSource {
                 data = try Data(contentsOf: URL(fileURLWithPath: path))
             }
         } catch {
-            throw Diagnostic(.error, Location(file: path), "cannot read: \(Self.reason(error))")
+            throw Diagnostic(
+                .error, Location(file: path), "cannot read: \(Self.reason(error))", code: .io)
         }
         do {
-            results = try TaskJSON.decodeFile(data)
+            let file = try TaskJSON.decodeFile(data)
+            results = file.records
+            calendar = file.calendar ?? CalendarInfo()
+            pendingProblems = file.problems
         } catch {
-            throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
+            throw Diagnostic(
+                .error, Location(file: path, line: error.line), error.message, code: .invalidJSON)
         }
     }
 
@@ -132,11 +154,22 @@ final class JSONRecordSource: RecordSource {
     }
 
     func next() throws(Diagnostic) -> SourceItem? {
+        if !pendingProblems.isEmpty {
+            defer { pendingProblems = [] }
+            return .failed(
+                pendingProblems.map {
+                    Diagnostic(.error, Location(file: path, field: $0.field), $0.message)
+                })
+        }
         guard index < results.count else { return nil }
         defer { index += 1 }
+        let location = Location(file: path, index: index)
         switch results[index] {
         case .success(let record):
-            return .record(record, Location(file: path, index: index))
+            if let duplicate = duplicates.check(record, at: location) {
+                return .failed([duplicate])
+            }
+            return .record(record, location)
         case .failure(let problems):
             return .failed(
                 problems.problems.map {
@@ -147,12 +180,56 @@ final class JSONRecordSource: RecordSource {
     }
 }
 
-/// One record per line, streamed.
+/// Two records of one input with the same `id`, or the same `uid`, that are not a series and
+/// its changed occurrences: a calendar app would keep only one of them.
+struct DuplicateRecords {
+    private var ids: [String: Location] = [:]
+    private var uids: [String: Location] = [:]
+
+    /// An error naming both records when `record` repeats an earlier one, else `nil`.
+    mutating func check(_ record: TaskRecord, at location: Location) -> Diagnostic? {
+        let occurrence = record.recurrenceID.map { "@\($0)" } ?? ""
+        let idKey = "\(record.id)\(occurrence)"
+        if let first = ids[idKey] {
+            return Diagnostic(
+                .error,
+                Location(
+                    file: location.file, line: location.line, index: location.index, field: "id"),
+                "id \(record.id) is also the id of \(Self.describe(first)); each record needs its own id (a calendar app would keep one of them)",
+                code: .duplicateID)
+        }
+        ids[idKey] = location
+        if let uid = record.uid {
+            let uidKey = uid + occurrence
+            if let first = uids[uidKey] {
+                return Diagnostic(
+                    .error,
+                    Location(
+                        file: location.file, line: location.line, index: location.index,
+                        field: "uid"),
+                    "uid '\(uid)' is also the uid of \(Self.describe(first)); each record needs its own uid (a calendar app would keep one of them)",
+                    code: .duplicateID)
+            }
+            uids[uidKey] = location
+        }
+        return nil
+    }
+
+    private static func describe(_ location: Location) -> String {
+        if let index = location.index { return "record [\(index)]" }
+        if let line = location.line { return "the record of line \(line)" }
+        return "another record"
+    }
+}
+
+/// One record per line, streamed; the first line may be the calendar's own data.
 final class NDJSONRecordSource: RecordSource {
     private let path: String
     private let lines: LineSource
     private var lineNumber = 0
+    private var duplicates = DuplicateRecords()
     let warnings: [Diagnostic] = []
+    private(set) var calendar = CalendarInfo()
 
     init(path: String) throws(Diagnostic) {
         self.path = path
@@ -167,20 +244,47 @@ final class NDJSONRecordSource: RecordSource {
         while true {
             let line: [UInt8]
             do {
-                guard let next = try lines.nextLine(limit: 256 << 20, lineNumber: lineNumber + 1)
+                guard
+                    let next = try lines.nextLine(
+                        limit: ReadingLimits.lineLength, lineNumber: lineNumber + 1)
                 else { return nil }
                 line = next
             } catch {
-                throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
+                throw Diagnostic(
+                    .error, Location(file: path, line: error.line), error.message,
+                    code: error.kind.code)
             }
             lineNumber += 1
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let location = Location(file: path, line: lineNumber)
             do {
-                switch try TaskJSON.decodeLine(Data(line)) {
-                case .success(let record):
+                switch try TaskJSON.decodeNDJSONLine(Data(line)) {
+                case .calendar(let info) where lineNumber == 1:
+                    calendar = info
+                    continue
+                case .calendar, .invalidCalendar:
+                    if case .invalidCalendar(let problems) = try TaskJSON.decodeNDJSONLine(
+                        Data(line))
+                    {
+                        return .failed(
+                            problems.problems.map {
+                                Diagnostic(
+                                    .error,
+                                    Location(file: path, line: lineNumber, field: $0.field),
+                                    $0.message)
+                            })
+                    }
+                    return .failed([
+                        Diagnostic(
+                            .error, location,
+                            "calendar data belongs on the first line of NDJSON")
+                    ])
+                case .record(.success(let record)):
+                    if let duplicate = duplicates.check(record, at: location) {
+                        return .failed([duplicate])
+                    }
                     return .record(record, location)
-                case .failure(let problems):
+                case .record(.failure(let problems)):
                     return .failed(
                         problems.problems.map {
                             Diagnostic(
@@ -189,18 +293,21 @@ final class NDJSONRecordSource: RecordSource {
                         })
                 }
             } catch {
-                return .failed([Diagnostic(.error, location, error.message)])
+                return .failed([Diagnostic(.error, location, error.message, code: .invalidJSON)])
             }
         }
     }
 }
 
-/// `VEVENT`s of an iCalendar file, one component at a time.
+/// Events, to-dos and journal entries of an iCalendar file, one component at a time.
 final class ICSRecordSource: RecordSource {
     private let path: String
     private let reader: ICalendarReader
-    private let events: EventReader
-    private(set) var warnings: [Diagnostic] = []
+    private let digest: ICSDigest
+    private var order = FileOrder()
+
+    var warnings: [Diagnostic] { digest.warnings }
+    var calendar: CalendarInfo { digest.calendar }
 
     init(path: String, options: ReadOptions) throws(Diagnostic) {
         self.path = path
@@ -209,9 +316,9 @@ final class ICSRecordSource: RecordSource {
         } catch {
             throw openFailure(path, error)
         }
-        events = EventReader(
-            uidScheme: options.uidScheme, floatingZone: options.floatingZone,
-            extraction: options.extraction)
+        digest = ICSDigest(
+            path: path, reader: reader, options: options,
+            lookahead: path == "-" ? nil : ICSLookahead.zones(in: path))
     }
 
     func next() throws(Diagnostic) -> SourceItem? {
@@ -220,81 +327,224 @@ final class ICSRecordSource: RecordSource {
             do {
                 item = try reader.next()
             } catch {
-                throw Diagnostic(.error, Location(file: path, line: error.line), error.message)
+                throw Diagnostic(
+                    .error, Location(file: path, line: error.line), error.message,
+                    code: error.kind.code)
             }
-            warnings += reader.takeNotes().map {
-                Diagnostic(.warning, Location(file: path), "line \($0.line): \($0.message)")
-            }
-            switch item {
-            case nil:
-                return nil
-            case .failed(let kind, let line, let errors)?:
-                if kind != .event && kind != .todo && kind != .timeZone {
-                    warnings.append(
-                        Diagnostic(
-                            .warning, Location(file: path, line: line),
-                            "a \(kind) with errors was skipped"))
-                    continue
+            digest.takeReaderNotes()
+            guard let item else { return nil }
+            if var result = digest.digest(item) {
+                if case .record(var record, let location) = result {
+                    if let warning = order.order(
+                        &record, location: location, scheme: digest.events.uidScheme)
+                    {
+                        digest.warn(warning)
+                    }
+                    result = .record(record, location)
                 }
-                return .failed(
-                    errors.map {
-                        Diagnostic(.error, Location(file: path, line: $0.line ?? line), $0.message)
-                    })
-            case .component(let component)?:
-                guard component.kind == .event || component.kind == .todo else {
-                    warnings.append(
-                        Diagnostic(
-                            .warning, Location(file: path, line: component.lineNumber),
-                            "\(component.kind) is not converted: the task format holds events (VEVENT) and to-dos (VTODO)"
-                        ))
-                    continue
-                }
-                let (result, notes) = events.checkedRecord(
-                    from: component, calendarZone: reader.calendarProperties["X-WR-TIMEZONE"],
-                    file: path)
-                warnings += notes.map { Diagnostic(.warning, Location(file: path), $0) }
-                switch result {
-                case .success(let record):
-                    return .record(record, Location(file: path, line: component.lineNumber))
-                case .failure(let failure): return .failed(failure.diagnostics)
-                }
+                return result
             }
         }
     }
 }
 
-/// The diagnostics of one component that could not become a record.
-struct EventFailure: Error {
-    var diagnostics: [Diagnostic]
+/// What one .ics input gives, turned into source items: each component through the
+/// ``EventReader``, the calendar's own lines, the zones it keeps, the components the task
+/// format has no records for, and every note as a warning (or, under `--strict`, an error).
+///
+/// Used by the one-thread reader and by each batch of the parallel one; ``order(_:line:ids:)``
+/// runs in file order on one thread (fresh ids, duplicate UIDs).
+final class ICSDigest {
+    let path: String
+    let reader: ICalendarReader
+    let events: EventReader
+    let zones: ZoneResolver
+    private(set) var warnings: [Diagnostic] = []
+    /// Components kept whole at the calendar level (`VFREEBUSY`, `X-…`).
+    private(set) var keptComponents: [String] = []
+    private var seenWarnings = Set<String>()
+
+    init(
+        path: String, reader: ICalendarReader, options: ReadOptions,
+        lookahead: (@Sendable () -> [UInt8]?)?
+    ) {
+        self.path = path
+        self.reader = reader
+        reader.interpretedProperties = RecordMapping.interpreted
+        events = EventReader(uidScheme: options.uidScheme, extraction: options.extraction)
+        events.strict = options.strict
+        zones = ZoneResolver(chosenZone: options.floatingZone, reader: reader, lookahead: lookahead)
+    }
+
+    /// The calendar data read so far: calendar-level lines (but those taskcal writes),
+    /// the zones kept, and the components kept.
+    var calendar: CalendarInfo {
+        var info = CalendarInfo()
+        for raw in reader.calendarLines {
+            let text = raw.text
+            guard let name = try? raw.lexed().name,
+                !EventWriter.ownCalendarProperties.contains(name), !info.icalExtra.contains(text)
+            else { continue }
+            info.icalExtra.append(text)
+        }
+        info.icalComponents =
+            zones.keptDefinitions.keys.sorted().compactMap {
+                zones.keptDefinitions[$0]
+            } + keptComponents
+        return info
+    }
+
+    /// The reader's notes (empty values left out, values repaired) as warnings.
+    func takeReaderNotes() {
+        for note in reader.takeNotes() {
+            warn(
+                Diagnostic(
+                    .warning, Location(file: path, line: note.line), note.message,
+                    code: note.message.contains("read as") ? .repairedValue : .emptyValue))
+        }
+    }
+
+    func warn(_ diagnostic: Diagnostic) {
+        // The same warning for every component of a file says nothing new: once per line.
+        if seenWarnings.insert(diagnostic.description).inserted { warnings.append(diagnostic) }
+    }
+
+    /// The source item for one item of the reader, or `nil` when it gives none.
+    func digest(_ item: ICalendarReader.Item) -> SourceItem? {
+        if zones.calendarZone == nil, let text = reader.calendarProperties["X-WR-TIMEZONE"] {
+            zones.calendarZone = TimeZones.ianaName(forTZID: text)
+        }
+        switch item {
+        case .verbatim(let raw):
+            keptComponents.append(raw.text)
+            warn(
+                Diagnostic(
+                    .warning, Location(file: path, line: raw.line),
+                    "\(raw.name) has no place among the records; kept with the calendar",
+                    code: .notConverted))
+            return nil
+        case .failed(let kind, let line, let errors):
+            if kind == .timeZone {
+                return .failed(
+                    errors.map {
+                        Diagnostic(
+                            .error, Location(file: path, line: $0.line ?? line), $0.message,
+                            code: .zoneRefused)
+                    })
+            }
+            return .failed(
+                errors.map {
+                    Diagnostic(
+                        .error, Location(file: path, line: $0.line ?? line), $0.message,
+                        code: $0.kind.code)
+                })
+        case .component(let component):
+            guard [.event, .todo, .journal].contains(component.kind) else {
+                if let text = try? Component.verbatim(component.serialized()) {
+                    keptComponents.append(text.serialized())
+                }
+                warn(
+                    Diagnostic(
+                        .warning, Location(file: path, line: component.lineNumber),
+                        "\(component.kind) has no place among the records; kept with the calendar",
+                        code: .notConverted))
+                return nil
+            }
+            let outcome = events.read(component, zones: zones)
+            for note in outcome.notes {
+                warn(
+                    Diagnostic(
+                        .warning, Location(file: path, line: note.line ?? component.lineNumber),
+                        note.message, code: note.code))
+            }
+            if !outcome.errors.isEmpty {
+                return .failed(
+                    outcome.errors.map {
+                        Diagnostic(
+                            .error, Location(file: path, line: $0.line ?? component.lineNumber),
+                            $0.message, code: $0.code)
+                    })
+            }
+            guard var record = outcome.record else { return nil }
+            // The rules do not look at ids; a placeholder stands in for one given later.
+            let id = record.id
+            if record.id == IDAllocator.unassigned { record.id = 1 }
+            let problems = record.problems
+            record.id = id
+            guard problems.isEmpty else {
+                return .failed(
+                    problems.map {
+                        Diagnostic(
+                            .error,
+                            Location(file: path, line: component.lineNumber, field: $0.field),
+                            $0.message)
+                    })
+            }
+            return .record(record, Location(file: path, line: component.lineNumber))
+        }
+    }
+
+    /// Adds warnings found elsewhere (a parallel batch), once each.
+    func absorb(_ diagnostics: [Diagnostic]) {
+        diagnostics.forEach(warn)
+    }
 }
 
-extension EventReader {
-    /// The record of `event`, checked against the task format's rules, or every problem with
-    /// its line in `file`; plus warnings. Shared by the one-thread and the parallel readers.
-    func checkedRecord(
-        from event: Component, calendarZone: String?, file: String
-    ) -> (Result<TaskRecord, EventFailure>, notes: [String]) {
-        do {
-            let (record, notes) = try record(from: event, calendarZone: calendarZone)
-            var checked = record
-            // The rules do not look at ids; a placeholder stands in for one given later.
-            if checked.id == IDAllocator.unassigned { checked.id = 1 }
-            let problems = checked.problems
-            guard problems.isEmpty else {
-                let diagnostics = problems.map {
-                    Diagnostic(
-                        .error, Location(file: file, line: event.lineNumber, field: $0.field),
-                        $0.message)
+/// What must happen in file order, on one thread, to the records of one .ics input: a fresh
+/// id where one is owed (parallel batches leave it to this), and a UID of its own for a
+/// second component with a UID seen before (without `RECURRENCE-ID`), which calendar apps
+/// would otherwise drop.
+struct FileOrder {
+    private var ids = IDAllocator()
+    private var uids: [String: Int] = [:]
+
+    /// Orders `record`; a warning when its UID was renamed.
+    mutating func order(_ record: inout TaskRecord, location: Location, scheme: UIDScheme)
+        -> Diagnostic?
+    {
+        if record.id == IDAllocator.unassigned {
+            ids.assign(to: &record)
+        } else {
+            ids.saw(record.id)
+        }
+        guard record.recurrenceID == nil else { return nil }
+        let uid = record.uid ?? scheme.uid(for: record.id)
+        guard let first = uids[uid] else {
+            uids[uid] = location.line ?? 0
+            return nil
+        }
+        let renamed = "\(uid)-\(location.line ?? 0)"
+        record.uid = renamed
+        record.id = ids.next()
+        return Diagnostic(
+            .warning, location,
+            "this component has the UID of the one of line \(first); it was given id \(record.id) and the UID \(renamed), so that both are kept",
+            code: .duplicateUID)
+    }
+}
+
+/// Reading a file's `VTIMEZONE`s ahead, for a `TZID` used before its definition.
+enum ICSLookahead {
+    /// A closure that scans the file at `path` once for its `VTIMEZONE` blocks.
+    static func zones(in path: String) -> @Sendable () -> [UInt8]? {
+        {
+            guard let lines = try? LineSource(path: path) else { return nil }
+            var result: [UInt8] = []
+            var inside = false
+            var number = 0
+            while let line = try? lines.nextLine(
+                limit: ReadingLimits.lineLength, lineNumber: number + 1)
+            {
+                number += 1
+                let upper = String(decoding: line.prefix(20), as: UTF8.self).uppercased()
+                if upper.hasPrefix("BEGIN:VTIMEZONE") { inside = true }
+                if inside {
+                    result += line
+                    result += [0x0D, 0x0A]
                 }
-                return (.failure(EventFailure(diagnostics: diagnostics)), notes)
+                if upper.hasPrefix("END:VTIMEZONE") { inside = false }
             }
-            return (.success(record), notes)
-        } catch {
-            let diagnostics = error.errors.map {
-                Diagnostic(
-                    .error, Location(file: file, line: $0.line ?? event.lineNumber), $0.message)
-            }
-            return (.failure(EventFailure(diagnostics: diagnostics)), [])
+            return result
         }
     }
 }

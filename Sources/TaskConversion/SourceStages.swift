@@ -22,6 +22,7 @@ final class SubtaskNestingSource: RecordSource {
     }
 
     var warnings: [Diagnostic] { inner.warnings }
+    var calendar: CalendarInfo { inner.calendar }
 
     func next() throws(Diagnostic) -> SourceItem? {
         while true {
@@ -46,10 +47,10 @@ final class SubtaskNestingSource: RecordSource {
     /// PARENT).
     static func parentUID(in line: String) -> String? {
         guard line.uppercased().hasPrefix("RELATED-TO"),
-            let property = try? Property(contentLine: line)
+            let property = try? ContentLine(parsing: line), property.name == "RELATED-TO"
         else { return nil }
         let relation = property.parameter("RELTYPE")?.uppercased() ?? "PARENT"
-        return relation == "PARENT" ? property.text : nil
+        return relation == "PARENT" ? property.value : nil
     }
 
     private func nest(_ items: [SourceItem]) -> [SourceItem] {
@@ -113,18 +114,34 @@ final class SubtaskNestingSource: RecordSource {
     }
 }
 
-/// Checks of JSON records that need libical: zone names and recurrence rules.
+/// Checks of JSON records that need libical: zone names (the system's, or the calendar's
+/// own), recurrence rules, lines and parameters kept verbatim.
 final class CalendarCheckSource: RecordSource {
     private let inner: any RecordSource
+    private var catalog: (info: CalendarInfo, zones: ZoneCatalog)?
 
     init(_ inner: any RecordSource) { self.inner = inner }
 
     var warnings: [Diagnostic] { inner.warnings }
+    var calendar: CalendarInfo { inner.calendar }
 
     func next() throws(Diagnostic) -> SourceItem? {
         guard let item = try inner.next() else { return nil }
+        let info = inner.calendar
+        if catalog?.info != info {
+            do {
+                catalog = (info, try ZoneCatalog(calendar: info))
+            } catch {
+                catalog = (info, ZoneCatalog())
+                return .failed([
+                    Diagnostic(
+                        .error, Location(file: "-", field: "calendar.ical_components"),
+                        error.message)
+                ])
+            }
+        }
         guard case .record(let record, let location) = item else { return item }
-        let problems = CalendarChecks.problems(of: record)
+        let problems = CalendarChecks.problems(of: record, zones: catalog?.zones ?? ZoneCatalog())
         if problems.isEmpty { return item }
         return .failed(
             problems.map {
@@ -140,46 +157,73 @@ final class CalendarCheckSource: RecordSource {
 /// The checks of a record that need libical, shared by JSON input and the diary.
 public enum CalendarChecks {
     /// The problems libical finds in `record` and its subtasks: unknown zones, rules it
-    /// cannot expand, `ical_extra` lines it cannot read.
-    public static func problems(of record: TaskRecord) -> [Problem] {
+    /// cannot expand, verbatim lines, parameters and components it cannot write back.
+    public static func problems(of record: TaskRecord, zones: ZoneCatalog = ZoneCatalog())
+        -> [Problem]
+    {
         var found: [Problem] = []
-        if let zone = record.timeZone, TimeZones.ianaName(forTZID: zone) == nil {
+        if let zone = record.timeZone, zones.zone(named: zone) == nil {
             found.append(
                 Problem(
                     field: "time_zone",
-                    "unknown time zone '\(zone)': expected an IANA name such as Europe/Berlin"))
+                    "unknown time zone '\(zone)': expected an IANA name such as Europe/Berlin, or a VTIMEZONE the calendar defines"
+                ))
         }
         if let rule = record.recurrence?.rule, let problem = RecurrenceRule.problem(rule) {
             found.append(Problem(field: "recurrence.rule", problem))
         }
-        found += ExtraLines.properties(record.icalExtra).problems
+        found += ExtraLines.problems(record.icalExtra)
+        found += ExtraLines.parameterProblems(record.icalParameters)
+        for (index, text) in record.icalComponents.enumerated() {
+            do {
+                _ = try Component.verbatim(text)
+            } catch {
+                found.append(Problem(field: "ical_components[\(index)]", error.message))
+            }
+        }
+        for (index, attachment) in record.attachments.enumerated() {
+            if let text = attachment.icalParameters, ParameterText.parse(text) == nil {
+                found.append(
+                    Problem(
+                        field: "attachments[\(index)].ical_parameters",
+                        "'\(text.prefix(60))' is not parameter text such as SIZE=1024"))
+            }
+        }
         for (index, alarm) in record.alarms.enumerated() {
-            found += ExtraLines.properties(alarm.icalExtra).problems.map {
+            found += ExtraLines.problems(alarm.icalExtra).map {
+                $0.nested(in: "alarms[\(index)]")
+            }
+            found += ExtraLines.parameterProblems(alarm.icalParameters).map {
                 $0.nested(in: "alarms[\(index)]")
             }
         }
         for (index, subtask) in record.subtasks.enumerated() {
-            found += problems(of: subtask).map { $0.nested(in: "subtasks[\(index)]") }
+            found += problems(of: subtask, zones: zones).map {
+                $0.nested(in: "subtasks[\(index)]")
+            }
         }
         return found
     }
 }
 
-/// `ical_extra` lines as libical properties.
+/// `ical_extra` lines and `ical_parameters` as libical will write them.
 enum ExtraLines {
-    /// The properties of `lines`, and a problem (field `ical_extra[i]`) for each line libical
-    /// cannot read.
-    static func properties(_ lines: [String]) -> (properties: [Property], problems: [Problem]) {
-        var properties: [Property] = []
-        var problems: [Problem] = []
-        for (index, line) in lines.enumerated() {
-            do {
-                properties.append(try Property(contentLine: line))
-            } catch {
-                problems.append(Problem(field: "ical_extra[\(index)]", error.message))
-            }
+    /// A problem (field `ical_extra[i]`) for each line that cannot be written back.
+    static func problems(_ lines: [String]) -> [Problem] {
+        lines.enumerated().compactMap { index, line in
+            Property.verbatimProblem(line).map { Problem(field: "ical_extra[\(index)]", $0) }
         }
-        return (properties, problems)
+    }
+
+    /// A problem for each `ical_parameters` entry that is no parameter text.
+    static func parameterProblems(_ parameters: [String: String]) -> [Problem] {
+        parameters.sorted { $0.key < $1.key }.compactMap { name, text in
+            ParameterText.parse(text) == nil
+                ? Problem(
+                    field: "ical_parameters.\(name)",
+                    "'\(text.prefix(60))' is not parameter text such as LANGUAGE=de")
+                : nil
+        }
     }
 }
 
@@ -202,6 +246,14 @@ final class ReshapingSource: RecordSource {
     }
 
     var warnings: [Diagnostic] { inner.warnings + notes }
+    var calendar: CalendarInfo {
+        guard dropExtra else { return inner.calendar }
+        // Without the verbatim lines, only the zones records name are kept.
+        var info = inner.calendar
+        info.icalExtra = []
+        info.icalComponents = info.icalComponents.filter(EventWriter.isTimeZone)
+        return info
+    }
 
     func next() throws(Diagnostic) -> SourceItem? {
         guard let expansion else { return try inner.next().map(reshaped) }
@@ -216,6 +268,8 @@ final class ReshapingSource: RecordSource {
                     items.append(item)
                 }
             }
+            var expansion = expansion
+            expansion.zones = (try? ZoneCatalog(calendar: inner.calendar)) ?? ZoneCatalog()
             let (occurrences, warnings) = expansion.expand(records)
             let file = records.first?.1.file ?? "-"
             notes += warnings.map { Diagnostic(.warning, Location(file: file), $0) }
@@ -240,6 +294,7 @@ extension TaskRecord {
     /// Removes the verbatim lines of the record and its subtasks.
     mutating func dropExtra() {
         icalExtra = []
+        icalComponents = []
         for index in alarms.indices { alarms[index].icalExtra = [] }
         for index in subtasks.indices { subtasks[index].dropExtra() }
     }

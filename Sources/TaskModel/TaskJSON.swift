@@ -14,24 +14,40 @@ public enum TaskJSON {
         public var description: String { message }
     }
 
-    /// The records of a JSON file: an array of records, or a single record object.
-    public static func decodeFile(_ data: Data) throws(SyntaxError) -> [Result<
-        TaskRecord, RecordProblems
-    >] {
+    /// What a JSON file holds: its records and, in the object form, the calendar's own data.
+    public struct File: Sendable {
+        /// The `calendar` member of the object form, when there is one.
+        public var calendar: CalendarInfo?
+        /// Each record, or its problems.
+        public var records: [Result<TaskRecord, RecordProblems>]
+        /// Problems of the object form itself (an unknown member, bad calendar data).
+        public var problems: [Problem] = []
+    }
+
+    /// The records of a JSON file: an array of records, a single record object, or the object
+    /// form `{"calendar": {…}, "records": […]}`. A UTF-8 byte-order mark is skipped.
+    public static func decodeFile(_ data: Data) throws(SyntaxError) -> File {
+        let data = withoutByteOrderMark(data)
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         do {
             switch first {
             case UInt8(ascii: "["):
-                return try JSONDecoder().decode([Lossy].self, from: data).map(\.result)
+                return File(
+                    records: try JSONDecoder().decode([Lossy].self, from: data).map(\.result))
             case UInt8(ascii: "{"):
-                return [try JSONDecoder().decode(Lossy.self, from: data).result]
+                let object = try JSONDecoder().decode(FileObject.self, from: data)
+                return File(
+                    calendar: object.calendar, records: object.records,
+                    problems: object.problems?.problems ?? [])
             case nil:
                 throw SyntaxError(
                     line: 1, message: "the file is empty; expected a JSON array of task records")
             default:
                 throw SyntaxError(
                     line: 1,
-                    message: "expected a JSON array of task records ([…]) or one record ({…})")
+                    message:
+                        "expected a JSON array of task records ([…]), one record ({…}) or {\"calendar\": {…}, \"records\": […]}"
+                )
             }
         } catch let error as SyntaxError {
             throw error
@@ -45,10 +61,37 @@ public enum TaskJSON {
         TaskRecord, RecordProblems
     > {
         do {
-            return try JSONDecoder().decode(Lossy.self, from: data).result
+            return try JSONDecoder().decode(Lossy.self, from: withoutByteOrderMark(data)).result
         } catch {
             throw syntaxError(error, in: data)
         }
+    }
+
+    /// One line of NDJSON: a record, or (the first line) the calendar's own data.
+    public enum Line: Sendable {
+        case record(Result<TaskRecord, RecordProblems>)
+        case calendar(CalendarInfo)
+        /// `{"calendar": …}` that is not calendar data, with its problems.
+        case invalidCalendar(RecordProblems)
+    }
+
+    /// One line of NDJSON, which may be `{"calendar": {…}}`.
+    public static func decodeNDJSONLine(_ data: Data) throws(SyntaxError) -> Line {
+        let data = withoutByteOrderMark(data)
+        do {
+            let object = try JSONDecoder().decode(FileObject.self, from: data)
+            if object.isCalendarLine {
+                if let problems = object.problems { return .invalidCalendar(problems) }
+                return .calendar(object.calendar ?? CalendarInfo())
+            }
+            return .record(object.records.first!)
+        } catch {
+            throw syntaxError(error, in: data)
+        }
+    }
+
+    private static func withoutByteOrderMark(_ data: Data) -> Data {
+        data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
     }
 
     /// A syntax error with a line and column. Foundation's JSONDecoder on Linux says only
@@ -83,6 +126,48 @@ public enum TaskJSON {
             return SyntaxError(line: nil, message: "not valid JSON: \(text)")
         }
         return SyntaxError(line: nil, message: "not valid JSON: \(error)")
+    }
+
+    /// A top-level object: the object form of a file (`calendar`, `records`), the calendar
+    /// line of NDJSON, or one record.
+    private struct FileObject: Decodable {
+        var calendar: CalendarInfo?
+        var records: [Result<TaskRecord, RecordProblems>] = []
+        var problems: RecordProblems?
+        var isCalendarLine = false
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: FieldKey.self)
+            let keys = Set(container.allKeys.map(\.stringValue))
+            guard keys.contains("calendar") || keys.contains("records") else {
+                records = [try Lossy(from: decoder).result]
+                return
+            }
+            isCalendarLine = !keys.contains("records")
+            var found: [Problem] = []
+            for key in keys.sorted() where key != "calendar" && key != "records" {
+                found.append(
+                    Problem(field: key, "unknown field; expected calendar and records"))
+            }
+            if keys.contains("calendar") {
+                do {
+                    calendar = try container.decode(CalendarInfo.self, forKey: FieldKey("calendar"))
+                } catch let error as RecordProblems {
+                    found += error.problems.map { $0.nested(in: "calendar") }
+                } catch {
+                    found.append(Problem(field: "calendar", "expected an object"))
+                }
+            }
+            if keys.contains("records") {
+                do {
+                    records = try container.decode([Lossy].self, forKey: FieldKey("records")).map(
+                        \.result)
+                } catch {
+                    found.append(Problem(field: "records", "expected an array of task records"))
+                }
+            }
+            if !found.isEmpty { problems = RecordProblems(found) }
+        }
     }
 
     /// A record decoded with its problems caught instead of thrown.

@@ -5,6 +5,8 @@ extension TaskRecord {
         case event
         /// A `VTODO`: something to do, possibly with a start, a deadline and subtasks.
         case todo
+        /// A `VJOURNAL`: a diary entry written about a day or a moment; it takes up no time.
+        case journal
     }
 
     /// Who may see an entry (iCalendar `CLASS`).

@@ -203,6 +203,15 @@ struct Fields {
         return result
     }
 
+    /// An object of string values (`{"SUMMARY": "LANGUAGE=de"}`).
+    func stringObject(_ name: String) throws -> [String: String] {
+        do {
+            return try container.decode([String: String].self, forKey: FieldKey(name))
+        } catch {
+            throw Problem(field: "", "expected an object of property names and parameter text")
+        }
+    }
+
     func strings(_ name: String) throws -> [String] {
         do {
             return try container.decode([String].self, forKey: FieldKey(name))
@@ -257,7 +266,8 @@ extension TaskRecord: Decodable {
         "id", "date_start", "date_finish", "name", "kind", "description", "uid", "recurrence_id",
         "all_day", "time_zone", "due", "done", "status", "free", "location", "categories",
         "color", "class", "url", "organizer", "attendees", "recurrence", "attachments", "alarms",
-        "subtasks", "ical_extra",
+        "subtasks", "ical_extra", "floating", "this_and_future", "ical_parameters",
+        "ical_components",
     ]
 
     /// Decodes a record, reporting every problem of the record at once (as
@@ -269,8 +279,9 @@ extension TaskRecord: Decodable {
                 try fields.choice(name, Kind.self, what: "a kind")
             } ?? .event
         let id = reader.required("id") { try $0.integer($1) }
-        // A to-do need not be scheduled: it may leave out both times.
-        let unscheduled = kind == .todo && !reader.has("date_start") && !reader.has("date_finish")
+        // A to-do or a journal entry need not be scheduled: it may leave out both times.
+        let unscheduled =
+            kind != .event && !reader.has("date_start") && !reader.has("date_finish")
         let start = unscheduled ? 0 : reader.required("date_start") { try $0.timestamp($1) }
         let finish = unscheduled ? 0 : reader.required("date_finish") { try $0.timestamp($1) }
         let name = reader.required("name") { try $0.string($1) }
@@ -303,6 +314,10 @@ extension TaskRecord: Decodable {
         let alarms = reader.optional("alarms") { try $0.array($1, Alarm.init(from:)) }
         let subtasks = reader.optional("subtasks") { try $0.array($1, TaskRecord.init(from:)) }
         let extra = reader.optional("ical_extra") { try $0.strings($1) }
+        let floating = reader.optional("floating") { try $0.bool($1) }
+        let thisAndFuture = reader.optional("this_and_future") { try $0.bool($1) }
+        let parameters = reader.optional("ical_parameters") { try $0.stringObject($1) }
+        let components = reader.optional("ical_components") { try $0.strings($1) }
         try reader.finish()
         self.init(
             id: id!, dateStart: start!, dateFinish: finish!, name: name!, description: description,
@@ -324,6 +339,25 @@ extension TaskRecord: Decodable {
         self.recurrence = recurrence
         self.subtasks = subtasks ?? []
         self.icalExtra = extra ?? []
+        self.floating = floating ?? false
+        self.thisAndFuture = thisAndFuture ?? false
+        self.icalParameters = parameters ?? [:]
+        self.icalComponents = components ?? []
+    }
+}
+
+extension CalendarInfo: Decodable {
+    static let fields: Set<String> = ["ical_extra", "ical_components", "name"]
+
+    /// Decodes the `calendar` member, reporting every problem at once.
+    public init(from decoder: any Decoder) throws {
+        var reader = try FieldReader(decoder, known: Self.fields, what: "calendar data")
+        let extra = reader.optional("ical_extra") { try $0.strings($1) }
+        let components = reader.optional("ical_components") { try $0.strings($1) }
+        let name = reader.optional("name") { try $0.string($1) }
+        try reader.finish()
+        self.init(icalExtra: extra ?? [], icalComponents: components ?? [])
+        if let name { setName(name) }
     }
 }
 
@@ -362,7 +396,9 @@ extension Recurrence {
 }
 
 extension Attachment {
-    static let fields: Set<String> = ["filename", "mime_type", "data", "url", "path"]
+    static let fields: Set<String> = [
+        "filename", "mime_type", "data", "url", "path", "ical_parameters",
+    ]
 
     init(from decoder: any Decoder) throws {
         var reader = try FieldReader(decoder, known: Self.fields, what: "an attachment")
@@ -381,11 +417,13 @@ extension Attachment {
         if let path = reader.optional("path", { try $0.string($1) }) {
             contents.append(.path(path))
         }
+        let parameters = reader.optional("ical_parameters") { try $0.string($1) }
         if contents.count != 1 && reader.problems.isEmpty {
             reader.problems.append(Problem(field: "", "needs exactly one of data, url or path"))
         }
         try reader.finish()
         self.init(filename: filename, mimeType: mimeType, content: contents[0])
+        icalParameters = parameters
     }
 }
 
@@ -393,7 +431,7 @@ extension Alarm {
     static let fields: Set<String> = [
         "action", "trigger", "related", "trigger_at", "description", "summary", "attendees",
         "sound",
-        "repeat", "repeat_interval", "enabled", "ical_extra",
+        "repeat", "repeat_interval", "enabled", "ical_extra", "ical_parameters",
     ]
 
     init(from decoder: any Decoder) throws {
@@ -437,6 +475,7 @@ extension Alarm {
         }
         let enabled = reader.optional("enabled") { try $0.bool($1) }
         let extra = reader.optional("ical_extra") { try $0.strings($1) }
+        let parameters = reader.optional("ical_parameters") { try $0.stringObject($1) }
         var trigger: Trigger?
         switch (relative, absolute) {
         case (let relative?, nil): trigger = .relative(relative, fromEnd: related ?? false)
@@ -462,5 +501,6 @@ extension Alarm {
             repeatInterval: repeatInterval,
             enabled: enabled ?? true)
         icalExtra = extra ?? []
+        icalParameters = parameters ?? [:]
     }
 }

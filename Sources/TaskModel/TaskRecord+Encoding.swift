@@ -22,8 +22,10 @@ extension TaskRecord {
         if let description { writer.field("description", string: description) }
         if let uid { writer.field("uid", string: uid) }
         if let recurrenceID { writer.field("recurrence_id", string: String(recurrenceID)) }
+        if thisAndFuture { writer.field("this_and_future", bool: true) }
         if allDay { writer.field("all_day", bool: true) }
         if let timeZone { writer.field("time_zone", string: timeZone) }
+        if floating { writer.field("floating", bool: true) }
         if let due { writer.field("due", string: String(due)) }
         if done { writer.field("done", bool: true) }
         if let status { writer.field("status", string: status.rawValue) }
@@ -60,11 +62,45 @@ extension TaskRecord {
             writer.key("subtasks")
             writer.array(subtasks) { writer, subtask in subtask.write(to: &writer) }
         }
+        if !icalParameters.isEmpty {
+            writer.key("ical_parameters")
+            writer.object(icalParameters)
+        }
         if !icalExtra.isEmpty {
             writer.key("ical_extra")
             writer.array(icalExtra) { writer, line in writer.string(line) }
         }
+        if !icalComponents.isEmpty {
+            writer.key("ical_components")
+            writer.array(icalComponents) { writer, text in writer.string(text) }
+        }
         writer.end()
+    }
+}
+
+extension CalendarInfo {
+    /// The `calendar` member's value.
+    public func write(to writer: inout JSONWriter) {
+        writer.begin()
+        if !icalExtra.isEmpty {
+            writer.key("ical_extra")
+            writer.array(icalExtra) { writer, line in writer.string(line) }
+        }
+        if !icalComponents.isEmpty {
+            writer.key("ical_components")
+            writer.array(icalComponents) { writer, text in writer.string(text) }
+        }
+        writer.end()
+    }
+
+    /// `{"calendar": {…}}`: the first line of NDJSON.
+    public var jsonLine: String {
+        var writer = JSONWriter()
+        writer.begin()
+        writer.key("calendar")
+        write(to: &writer)
+        writer.end()
+        return writer.text
     }
 }
 
@@ -109,6 +145,7 @@ extension Attachment {
         case .url(let url): writer.field("url", string: url)
         case .path(let path): writer.field("path", string: path)
         }
+        if let icalParameters { writer.field("ical_parameters", string: icalParameters) }
         writer.end()
     }
 }
@@ -134,6 +171,10 @@ extension Alarm {
         if let repeatCount { writer.field("repeat", number: Int64(repeatCount)) }
         if let repeatInterval { writer.field("repeat_interval", string: repeatInterval) }
         if !enabled { writer.field("enabled", bool: false) }
+        if !icalParameters.isEmpty {
+            writer.key("ical_parameters")
+            writer.object(icalParameters)
+        }
         if !icalExtra.isEmpty {
             writer.key("ical_extra")
             writer.array(icalExtra) { writer, line in writer.string(line) }
@@ -202,6 +243,13 @@ public struct JSONWriter {
         }
         text += "]"
         needsComma = true
+    }
+
+    /// Writes an object of string values, keys sorted.
+    public mutating func object(_ values: [String: String]) {
+        begin()
+        for key in values.keys.sorted() { field(key, string: values[key]!) }
+        end()
     }
 
     /// Writes `value` as a JSON string.

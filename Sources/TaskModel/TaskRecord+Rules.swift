@@ -66,19 +66,40 @@ extension TaskRecord {
             if !subtasks.isEmpty {
                 found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
             }
-            if let status, status == .needsAction || status == .inProcess {
+            if let status, ![.tentative, .confirmed, .cancelled].contains(status) {
                 found.append(
                     Problem(
                         field: "status",
-                        "'\(status.rawValue)' is a to-do status; an event is tentative, confirmed or cancelled"
+                        "'\(status.rawValue)' is no event status; an event is tentative, confirmed or cancelled"
                     ))
             }
-        case .todo:
-            if let status, status == .tentative || status == .confirmed {
+        case .journal:
+            if due != nil { found.append(Problem(field: "due", "only a to-do has a due time")) }
+            if done { found.append(Problem(field: "done", "only a to-do can be done")) }
+            if !subtasks.isEmpty {
+                found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
+            }
+            if free {
+                found.append(Problem(field: "free", "a journal entry blocks no time anyway"))
+            }
+            if let status, ![.draft, .final, .cancelled].contains(status) {
                 found.append(
                     Problem(
                         field: "status",
-                        "'\(status.rawValue)' is an event status; a to-do is needs-action, in-process or cancelled (or done)"
+                        "'\(status.rawValue)' is no journal status; a journal entry is draft, final or cancelled"
+                    ))
+            }
+            if unscheduled && (recurrence != nil || recurrenceID != nil) {
+                found.append(
+                    Problem(field: "recurrence", "a journal entry without date_start cannot repeat")
+                )
+            }
+        case .todo:
+            if let status, ![.needsAction, .inProcess, .cancelled].contains(status) {
+                found.append(
+                    Problem(
+                        field: "status",
+                        "'\(status.rawValue)' is no to-do status; a to-do is needs-action, in-process or cancelled (or done)"
                     ))
             }
             if free { found.append(Problem(field: "free", "a to-do blocks no time anyway")) }
@@ -120,14 +141,6 @@ extension TaskRecord {
         for (index, category) in categories.enumerated() {
             if category.isEmpty {
                 found.append(Problem(field: "categories[\(index)]", "is empty"))
-            }
-            if category.contains(",") {
-                // libical neither escapes nor keeps a comma inside one category.
-                found.append(
-                    Problem(
-                        field: "categories[\(index)]",
-                        "contains a comma, which separates categories in iCalendar; make it two categories or drop the comma"
-                    ))
             }
             if category.first?.isWhitespace == true || category.last?.isWhitespace == true {
                 found.append(
@@ -176,7 +189,65 @@ extension TaskRecord {
             found.append(
                 Problem(field: "recurrence_id", "\(recurrenceID) is outside the years 0001–9999"))
         }
+        if thisAndFuture && recurrenceID == nil {
+            found.append(
+                Problem(
+                    field: "this_and_future",
+                    "applies to a changed occurrence (a record with recurrence_id)"))
+        }
+        if floating && allDay {
+            found.append(
+                Problem(field: "floating", "an all-day record has no zone to float from anyway"))
+        }
+        if floating && timeZone == nil {
+            found.append(
+                Problem(
+                    field: "floating",
+                    "a floating record needs time_zone: the zone its date_start and date_finish were read in"
+                ))
+        }
         found += Self.extraProblems(icalExtra)
+        found += Self.parameterProblems(icalParameters)
+        found += Self.componentProblems(icalComponents, field: "ical_components")
+        return found
+    }
+
+    /// The problems of whole components kept as text: `BEGIN:NAME` … `END:NAME`.
+    static func componentProblems(_ components: [String], field: String) -> [Problem] {
+        var found: [Problem] = []
+        for (index, text) in components.enumerated() {
+            let lines = text.split(separator: "\r\n", omittingEmptySubsequences: true)
+            let first = lines.first.map { $0.uppercased() } ?? ""
+            let last = lines.last.map { $0.uppercased() } ?? ""
+            guard first.hasPrefix("BEGIN:"), last == "END:" + first.dropFirst(6) else {
+                found.append(
+                    Problem(
+                        field: "\(field)[\(index)]",
+                        "expected a whole component, BEGIN:NAME … END:NAME with CRLF line ends"))
+                continue
+            }
+        }
+        return found
+    }
+
+    /// The problems of `ical_parameters`: property names as keys, parameter text as values.
+    static func parameterProblems(_ parameters: [String: String]) -> [Problem] {
+        var found: [Problem] = []
+        for (name, text) in parameters.sorted(by: { $0.key < $1.key }) {
+            if name.isEmpty
+                || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+            {
+                found.append(
+                    Problem(field: "ical_parameters", "'\(name)' is not a property name"))
+            }
+            if text.isEmpty || !text.contains("=") {
+                found.append(
+                    Problem(
+                        field: "ical_parameters.\(name)",
+                        "'\(text.prefix(60))' is not parameter text such as LANGUAGE=de"))
+            }
+            found += textProblems(text, field: "ical_parameters.\(name)", allowLineBreaks: false)
+        }
         return found
     }
 
@@ -347,6 +418,7 @@ extension Alarm {
         if let description { found += TaskRecord.textProblems(description, field: "description") }
         if let summary { found += TaskRecord.textProblems(summary, field: "summary") }
         found += TaskRecord.extraProblems(icalExtra)
+        found += TaskRecord.parameterProblems(icalParameters)
         if let sound, !TaskRecord.canBeURI(sound) {
             found.append(Problem(field: "sound", "'\(sound)' is not a URI"))
         }

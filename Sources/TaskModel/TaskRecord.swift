@@ -45,8 +45,15 @@ public struct TaskRecord: Sendable, Hashable {
     public var done = false
     /// A to-do's own to-dos (children that name it in `RELATED-TO`).
     public var subtasks: [TaskRecord] = []
-    /// The IANA zone the entry was planned in (`DTSTART;TZID=…`); recurrences step in it.
+    /// The zone the entry was planned in (`DTSTART;TZID=…`): an IANA name, or the `TZID` of
+    /// a zone the calendar itself defines (``CalendarInfo/icalComponents``). Recurrences step
+    /// in it; it is written back in it.
     public var timeZone: String?
+    /// Floating times (RFC 5545: "07:00 wherever I am"): the entry has no zone of its own.
+    /// ``dateStart`` and ``dateFinish`` are the instants of its wall-clock times in
+    /// ``timeZone``, the zone it was read in; it is written back without a zone, and reports
+    /// place its wall-clock times in their own zone.
+    public var floating = false
     /// Where (`LOCATION`).
     public var location: String?
     /// Tags (`CATEGORIES`).
@@ -66,9 +73,18 @@ public struct TaskRecord: Sendable, Hashable {
     /// For one changed occurrence of a repeating entry (`RECURRENCE-ID`): the start, Unix
     /// seconds, that the occurrence had before it was changed. It shares the series' `uid`.
     public var recurrenceID: Int64?
+    /// The changed occurrence changes every later one too (`RECURRENCE-ID;RANGE=THISANDFUTURE`).
+    public var thisAndFuture = false
+    /// Parameters of properties the task format has fields for, as written, that no field
+    /// holds: `["SUMMARY": "LANGUAGE=de", "DESCRIPTION": "ALTREP=\"cid:part1\""]`. They go
+    /// back out on the same properties.
+    public var icalParameters: [String: String] = [:]
     /// iCalendar content lines the task format has no field for, kept verbatim so that
     /// .ics → JSON → .ics loses nothing (`X-GOOGLE-CONFERENCE:…`, `SEQUENCE:2`, …).
     public var icalExtra: [String] = []
+    /// Subcomponents the task format has no field for, kept whole as written, `BEGIN` to
+    /// `END` with CRLF line ends (`VLOCATION`, an alarm with `ACTION:PROCEDURE`).
+    public var icalComponents: [String] = []
 
     /// Creates a record.
     public init(
@@ -99,6 +115,10 @@ extension TaskRecord {
         case tentative, confirmed, cancelled
         case needsAction = "needs-action"
         case inProcess = "in-process"
+        /// A journal entry still being written (`VJOURNAL` `STATUS:DRAFT`).
+        case draft
+        /// A finished journal entry (`STATUS:FINAL`).
+        case final
     }
 
     /// Whether the entry takes up its time: an event, not cancelled, not free, not
@@ -127,6 +147,8 @@ public struct Attachment: Sendable, Hashable {
     public var mimeType: String?
     /// The bytes or where they are.
     public var content: Content
+    /// The `ATTACH` line's other parameters as written (`SIZE=1024;X-APPLE-FILENAME=a.pdf`).
+    public var icalParameters: String?
 
     /// Creates an attachment.
     public init(filename: String? = nil, mimeType: String? = nil, content: Content) {
@@ -170,6 +192,9 @@ public struct Alarm: Sendable, Hashable {
     /// The alarm's content lines the format has no field for, verbatim (Apple's
     /// `X-WR-ALARMUID`, `ACKNOWLEDGED`, …).
     public var icalExtra: [String] = []
+    /// Parameters of the alarm's mapped properties that no field holds, as written
+    /// (`["DESCRIPTION": "LANGUAGE=de"]`).
+    public var icalParameters: [String: String] = [:]
 
     /// Creates an alarm.
     public init(

@@ -65,7 +65,11 @@ struct Convert: ParsableCommand {
     )
     var report: String?
 
-    @Option(help: "Input format when the name does not tell it: json, ndjson or ics.")
+    @Option(
+        name: [.customLong("input-format"), .customLong("from")],
+        help:
+            "Input format when the name does not tell it: json, ndjson or ics (--from is the same)."
+    )
     var from: Format?
 
     @Option(
@@ -73,6 +77,25 @@ struct Convert: ParsableCommand {
             "Output format when the name does not tell it: json, ndjson or ics. Default: the other family (JSON → ics, ics → json)."
     )
     var to: Format?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Refuse what calendar apps accept but is unclear or beyond libical (all or nothing).",
+            discussion:
+                "Without it, an unknown TZID is read as floating time, a value libical cannot read is kept as written, a component without DTSTART is left out: each with a warning naming the line. --strict makes each of those an error and writes nothing."
+        ))
+    var strict = false
+
+    @Option(
+        help: ArgumentHelp(
+            "What derived UIDs are unique to (default: each input file's absolute path).",
+            discussion:
+                "Records without a uid get taskcal-ID-HASH@DOMAIN, HASH from this text: the same namespace gives the same UIDs, so a calendar app updates its events instead of duplicating them. Give one (a project name, your address, a UUID) to keep UIDs when files move; reading .ics with the same namespace gives back plain ids.",
+            valueName: "text"))
+    var uidNamespace: String?
+
+    @Option(help: "The calendar's name in the output (NAME and X-WR-CALNAME).")
+    var calendarName: String?
 
     @Option(
         help: ArgumentHelp(
@@ -84,7 +107,7 @@ struct Convert: ParsableCommand {
 
     @Option(
         help:
-            "Domain of the UIDs derived from ids (taskcal-ID@DOMAIN), to make them globally unique."
+            "Domain of the UIDs derived from ids (taskcal-ID-HASH@DOMAIN; default taskcal.invalid)."
     )
     var uidDomain: String = UIDScheme.defaultDomain
 
@@ -136,7 +159,7 @@ struct Convert: ParsableCommand {
             )
         }
         if inputs.contains("-") && from == nil {
-            throw ValidationError("reading standard input needs --from json|ndjson|ics")
+            throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
         }
         if outputDir != nil && output != "-" {
             throw ValidationError(
@@ -168,7 +191,7 @@ struct Convert: ParsableCommand {
             throw ValidationError(
                 "the output \(output) is also an input; choose another output file")
         }
-        let scheme = UIDScheme(domain: uidDomain)
+        let scheme = UIDScheme(domain: uidDomain, namespace: uidNamespace)
         var extraction: AttachmentExtraction?
         if let extractAttachments {
             let relativeTo =
@@ -182,7 +205,10 @@ struct Convert: ParsableCommand {
         read.parallelism = jobs
         read.expansion = expansion
         read.dropExtra = dropExtra
-        let write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
+        read.strict = strict
+        var write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
+        write.uidNamespace = uidNamespace
+        write.calendarName = calendarName
         let report = Converter.convert(
             inputs: inputs, output: output, read: read, write: write, skipInvalid: skipInvalid)
         Console.show(report, quiet: quiet)
@@ -218,43 +244,75 @@ struct Validate: ParsableCommand {
         discussion: """
             Prints each problem as FILE:LINE: message (or FILE: [INDEX].field: message for
             JSON) and exits 1 when there is any; 2 when a file cannot be read; 0 when all
-            files are valid.
+            files are valid. Warnings (readings taskcal chose for unclear .ics input: an
+            unknown zone read as floating, a value kept as written) are printed too; with
+            --strict they are problems.
 
-            Example:
+            --format json prints one object for scripts: {"valid", "files", "records",
+            "errors", "warnings", "diagnostics": [{"file", "line" or "index", "field",
+            "severity", "code", "message"}]}. Codes are stable (unknown-time-zone,
+            unreadable-value, component-skipped, invalid, invalid-json, duplicate-id, …).
+
+            Examples:
               taskcal validate tasks.json export.ics
+              taskcal validate --strict --format json export.ics
             """
     )
 
-    @Argument(help: "Files to check (- for standard input, with --from).")
+    @Argument(help: "Files to check (- for standard input, with --input-format).")
     var inputs: [String]
 
-    @Option(help: "Input format when the name does not tell it: json, ndjson or ics.")
+    @Option(
+        name: [.customLong("input-format"), .customLong("from")],
+        help:
+            "Input format when the name does not tell it: json, ndjson or ics (--from is the same)."
+    )
     var from: Format?
 
     @Option(
         help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).")
     var tz: String?
 
+    @Flag(help: "Count readings taskcal chose for unclear .ics input as problems.")
+    var strict = false
+
+    @Option(help: "text for people (default), json for scripts.")
+    var format: ReportFormat = .text
+
     @Flag(name: .shortAndLong, help: "Print only problems.")
     var quiet = false
 
     func validate() throws {
         try Zone.validate(tz)
+        if inputs.contains("-") && from == nil {
+            throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
+        }
     }
 
     func run() throws {
-        let report = Converter.validate(
-            inputs: inputs, read: ReadOptions(format: from, floatingZone: tz))
-        Console.show(report, quiet: quiet)
+        var read = ReadOptions(format: from, floatingZone: tz)
+        read.strict = strict
+        let report = Converter.validate(inputs: inputs, read: read)
+        let problems = report.errors.count + report.suppressedErrors
+        if format == .json {
+            let diagnostics = (report.errors + report.warnings).map(\.json)
+            print(
+                """
+                {"valid": \(report.succeeded), "files": \(inputs.count), "records": \(report.records), \
+                "errors": \(problems), "warnings": \(report.warnings.count), "diagnostics": [
+                """ + diagnostics.joined(separator: ",\n") + "]}")
+        } else {
+            Console.show(report, quiet: quiet)
+        }
         if report.unreadableInputs > 0 { throw ExitCode(2) }
         guard report.succeeded else {
-            Console.error("\(report.errors.count + report.suppressedErrors) problem(s) found")
+            if format != .json { Console.error("\(problems) problem(s) found") }
             throw ExitCode(1)
         }
-        if !quiet {
+        if !quiet && format != .json {
             print(
                 "valid: \(report.records) record\(report.records == 1 ? "" : "s") in \(inputs.count) file\(inputs.count == 1 ? "" : "s")"
-            )
+                    + (report.warnings.isEmpty ? "" : ", \(report.warnings.count) warning(s)"))
         }
     }
 }
@@ -263,14 +321,16 @@ struct Validate: ParsableCommand {
 
 extension Convert {
     func runBatch(into directory: String) throws {
-        let scheme = UIDScheme(domain: uidDomain)
+        let scheme = UIDScheme(domain: uidDomain, namespace: uidNamespace)
         var read = ReadOptions(format: from, uidScheme: scheme, floatingZone: tz)
         read.expansion = expansion
         read.dropExtra = dropExtra
+        read.strict = strict
+        var write = WriteOptions(uidScheme: scheme, zone: tz)
+        write.uidNamespace = uidNamespace
+        write.calendarName = calendarName
         let batch = BatchConverter(
-            read: read,
-            write: WriteOptions(uidScheme: scheme, zone: tz), format: to, jobs: jobs, force: force,
-            failFast: failFast)
+            read: read, write: write, format: to, jobs: jobs, force: force, failFast: failFast)
         let (jobs, problems) = batch.plan(inputs: inputs, into: directory)
         for problem in problems { Console.error(problem.description) }
         guard problems.isEmpty else { throw ExitCode(2) }

@@ -362,12 +362,24 @@ struct DiaryCommand: ParsableCommand {
             name: .customLong("new-ids"),
             help: "Give every imported entry a fresh id instead of keeping its own.")
         var newIDs = false
+        @Option(
+            help: "Format of the inputs when the names do not tell it: json, ndjson or ics.")
+        var inputFormat: Format?
+        @Flag(help: "Refuse unclear .ics input instead of reading it with a warning.")
+        var strict = false
+
+        func validate() throws {
+            if inputs.contains("-") && inputFormat == nil {
+                throw ValidationError(
+                    "reading standard input needs --input-format json|ndjson|ics")
+            }
+        }
 
         func run() throws {
             var incoming: [IncomingRecord] = []
-            let report = Converter.read(
-                inputs: inputs, options: ReadOptions(floatingZone: options.tz)
-            ) { record, location in
+            var read = ReadOptions(format: inputFormat, floatingZone: options.tz)
+            read.strict = strict
+            let report = Converter.read(inputs: inputs, options: read) { record, location in
                 incoming.append(IncomingRecord(record, source: location.description))
             }
             Console.show(report, quiet: false)
@@ -398,10 +410,18 @@ struct DiaryCommand: ParsableCommand {
 
         func run() throws {
             let store = try options.open()
-            let records = try options.run { () throws(DiaryError) in try store.allEntries() }
-            let report = Converter.write(
-                records, to: output,
-                options: WriteOptions(format: to ?? Format(path: output) ?? .json))
+            let scheme = store.uidScheme
+            // Every entry carries its UID, so that a file exported in any format gives the
+            // same events to a calendar app, whatever it is converted to later.
+            let records = try options.run { () throws(DiaryError) in try store.allEntries() }.map {
+                record -> TaskRecord in
+                var record = record
+                if record.uid == nil { record.uid = scheme.uid(for: record.id) }
+                return record
+            }
+            var write = WriteOptions(format: to ?? Format(path: output) ?? .json, uidScheme: scheme)
+            write.uidNamespace = scheme.namespace
+            let report = Converter.write(records, to: output, options: write)
             Console.show(report, quiet: false)
             guard report.succeeded else { throw ExitCode(2) }
             if output != "-" { Console.note("exported \(records.count) entries to \(output)") }

@@ -21,6 +21,9 @@ struct ReportInputs: ParsableArguments {
     )
     var inputFormat: Format?
 
+    @Flag(help: "Refuse unclear .ics input instead of reading it with a warning (see convert).")
+    var strict = false
+
     @Option(help: "text for people (default), json for scripts.")
     var format: ReportFormat = .text
 
@@ -82,8 +85,9 @@ struct ReportInputs: ParsableArguments {
         if inputs.contains("-") && inputFormat == nil {
             throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
         }
-        let report = Converter.read(
-            inputs: inputs, options: ReadOptions(format: inputFormat, floatingZone: tz), body)
+        var options = ReadOptions(format: inputFormat, floatingZone: tz)
+        options.strict = strict
+        let report = Converter.read(inputs: inputs, options: options, body)
         Console.show(report, quiet: format == .json)
         guard report.succeeded else {
             Console.error(

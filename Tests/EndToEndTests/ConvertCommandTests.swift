@@ -9,13 +9,15 @@ struct ConvertCommandTests {
     func jsonSamples(name: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let toICS = try cli.run(["convert", Taskcal.sample(name), "-o", "out.ics"])
+        // The .ics keeps the JSON file's name: its UIDs then read back to plain ids.
+        let base = (name as NSString).deletingPathExtension
+        let toICS = try cli.run(["convert", Taskcal.sample(name), "-o", base + ".ics"])
         #expect(toICS.status == 0, "\(toICS.stderr)")
-        let back = try cli.run(["convert", "out.ics", "-o", "back.json"])
+        let back = try cli.run(["convert", base + ".ics", "-o", name])
         #expect(back.status == 0, "\(back.stderr)")
         let original = try Taskcal.records(
             String(contentsOfFile: Taskcal.sample(name), encoding: .utf8))
-        #expect(try Taskcal.records(cli.read("back.json")) == original)
+        #expect(try Taskcal.records(cli.read(name)) == original)
     }
 
     @Test(
@@ -77,9 +79,9 @@ struct ConvertCommandTests {
             #"{"id": \#($0), "date_start": "\#($0 * 3600)", "date_finish": "\#($0 * 3600 + 1800)", "name": "task \#($0)"}"#
         }
         try cli.write("in.ndjson", lines.joined(separator: "\n") + "\n")
-        #expect(try cli.run(["convert", "in.ndjson", "-o", "out.ics"]).status == 0)
-        #expect(try cli.run(["convert", "out.ics", "-o", "back.jsonl"]).status == 0)
-        #expect(try cli.read("back.jsonl") == cli.read("in.ndjson"))
+        #expect(try cli.run(["convert", "in.ndjson", "-o", "in.ics"]).status == 0)
+        #expect(try cli.run(["convert", "in.ics", "-o", "in.jsonl"]).status == 0)
+        #expect(try cli.read("in.jsonl") == cli.read("in.ndjson"))
     }
 
     @Test("--tz writes TZID and a VTIMEZONE with the plain IANA name")

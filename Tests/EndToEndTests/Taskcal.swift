@@ -120,15 +120,30 @@ struct Taskcal {
         packageRoot.appendingPathComponent("Samples").appendingPathComponent(name).path
     }
 
-    /// JSON records of a task file, as plain JSON values (for comparisons that ignore layout).
+    /// JSON records of a task file (an array, the object form with calendar data, or NDJSON),
+    /// as plain JSON values (for comparisons that ignore layout).
     static func records(_ text: String) throws -> NSArray {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("[") {
             return try JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as! NSArray
         }
+        if trimmed.hasPrefix("{\"calendar\""),
+            !trimmed.contains("\n{") || trimmed.contains("\"records\"")
+        {
+            if let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8))
+                as? [String: Any], let records = object["records"] as? NSArray
+            {
+                return records
+            }
+        }
         return try NSArray(
             array: trimmed.split(separator: "\n").map {
                 try JSONSerialization.jsonObject(with: Data($0.utf8))
-            })
+            }.filter { ($0 as? [String: Any])?.keys.contains("calendar") != true })
+    }
+
+    /// The records of a task file as dictionaries.
+    static func recordList(_ text: String) throws -> [[String: Any]] {
+        try records(text).map { $0 as! [String: Any] }
     }
 }

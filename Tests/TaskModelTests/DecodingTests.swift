@@ -3,7 +3,7 @@ import TaskModel
 import Testing
 
 private func decode(_ json: String) throws -> [Result<TaskRecord, RecordProblems>] {
-    try TaskJSON.decodeFile(Data(json.utf8))
+    try TaskJSON.decodeFile(Data(json.utf8)).records
 }
 
 private func problems(_ json: String) throws -> [String] {

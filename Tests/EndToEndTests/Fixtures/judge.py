@@ -8,6 +8,7 @@ import base64
 import datetime as dt
 import json
 import sys
+import zoneinfo
 
 import icalendar
 import vobject
@@ -15,10 +16,12 @@ import vobject
 UTC = dt.timezone.utc
 
 
-def epoch(value):
+def epoch(value, floating_zone=None):
     if isinstance(value, dt.datetime):
         if value.tzinfo is None:
-            raise ValueError(f"floating time {value!r}")
+            if floating_zone is None:
+                raise ValueError(f"floating time {value!r}")
+            value = value.replace(tzinfo=zoneinfo.ZoneInfo(floating_zone))
         return int(value.timestamp())
     if isinstance(value, dt.date):
         return int(dt.datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp())
@@ -56,10 +59,15 @@ def check_icalendar(path, records, problems):
         return
     for index, (event, record) in enumerate(zip(events, records)):
         where = f"icalendar event {index}"
-        if epoch(event.decoded("DTSTART")) != int(record["date_start"]):
+        floating = record.get("time_zone") if record.get("floating") else None
+        if epoch(event.decoded("DTSTART"), floating) != int(record["date_start"]):
             problems.append(f"{where}: DTSTART {event.decoded('DTSTART')} != {record['date_start']}")
-        if epoch(event.decoded("DTEND")) != int(record["date_finish"]):
-            problems.append(f"{where}: DTEND {event.decoded('DTEND')} != {record['date_finish']}")
+        # An event of no length has DTSTART alone (RFC 5545 §3.6.1).
+        end = event.decoded("DTEND") if "DTEND" in event else event.decoded("DTSTART")
+        if "DTEND" not in event and int(record["date_finish"]) != int(record["date_start"]):
+            problems.append(f"{where}: no DTEND, but the record lasts")
+        if epoch(end, floating) != int(record["date_finish"]):
+            problems.append(f"{where}: DTEND {end} != {record['date_finish']}")
         if str(event.get("SUMMARY")) != record["name"]:
             problems.append(f"{where}: SUMMARY {str(event.get('SUMMARY'))!r} != {record['name']!r}")
         if "description" in record and str(event.get("DESCRIPTION")) != record["description"]:
@@ -75,10 +83,16 @@ def check_icalendar(path, records, problems):
                     problems.append(f"{where}: attachment {a_index} bytes differ")
             elif str(prop) != attachment["url"]:
                 problems.append(f"{where}: attachment {a_index} URL {str(prop)!r}")
+        # Enabled alarms are VALARMs; disabled ones are kept where no app fires them.
+        enabled = [a for a in record.get("alarms", []) if a.get("enabled", True)]
+        disabled = [a for a in record.get("alarms", []) if not a.get("enabled", True)]
         alarms = [c for c in event.subcomponents if c.name == "VALARM"]
-        if len(alarms) != len(record.get("alarms", [])):
-            problems.append(f"{where}: {len(alarms)} alarms, expected {len(record.get('alarms', []))}")
-        for a_index, (valarm, alarm) in enumerate(zip(alarms, record.get("alarms", []))):
+        kept = [c for c in event.subcomponents if c.name == "X-TASKCAL-DISABLED-VALARM"]
+        if len(alarms) != len(enabled):
+            problems.append(f"{where}: {len(alarms)} alarms, expected {len(enabled)}")
+        if len(kept) != len(disabled):
+            problems.append(f"{where}: {len(kept)} disabled alarms kept, expected {len(disabled)}")
+        for a_index, (valarm, alarm) in enumerate(zip(alarms, enabled)):
             trigger = valarm.decoded("TRIGGER")
             want = expected_trigger(alarm)
             if want[0] == "absolute":
@@ -89,7 +103,7 @@ def check_icalendar(path, records, problems):
             if got != want:
                 problems.append(f"{where}: alarm {a_index} trigger {got} != {want}")
             action = str(valarm.get("ACTION"))
-            expected_action = alarm["action"].upper() if alarm.get("enabled", True) else "NONE"
+            expected_action = alarm["action"].upper()
             if action != expected_action:
                 problems.append(f"{where}: alarm {a_index} ACTION {action} != {expected_action}")
 
@@ -102,10 +116,12 @@ def check_vobject(path, records, problems):
         return
     for index, (event, record) in enumerate(zip(events, records)):
         where = f"vobject event {index}"
-        if epoch(event.dtstart.value) != int(record["date_start"]):
+        floating = record.get("time_zone") if record.get("floating") else None
+        if epoch(event.dtstart.value, floating) != int(record["date_start"]):
             problems.append(f"{where}: DTSTART {event.dtstart.value} != {record['date_start']}")
-        if epoch(event.dtend.value) != int(record["date_finish"]):
-            problems.append(f"{where}: DTEND {event.dtend.value} != {record['date_finish']}")
+        end = event.dtend.value if hasattr(event, "dtend") else event.dtstart.value
+        if epoch(end, floating) != int(record["date_finish"]):
+            problems.append(f"{where}: DTEND {end} != {record['date_finish']}")
         if event.summary.value != record["name"]:
             problems.append(f"{where}: SUMMARY {event.summary.value!r} != {record['name']!r}")
         if "description" in record and event.description.value != record["description"]:
@@ -118,15 +134,22 @@ def check_vobject(path, records, problems):
                 if value != base64.b64decode(attachment["data"]):
                     problems.append(f"{where}: attachment {a_index} bytes differ")
         alarms = list(getattr(event, "valarm_list", []))
-        if len(alarms) != len(record.get("alarms", [])):
-            problems.append(f"{where}: {len(alarms)} alarms, expected {len(record.get('alarms', []))}")
+        enabled = [a for a in record.get("alarms", []) if a.get("enabled", True)]
+        if len(alarms) != len(enabled):
+            problems.append(f"{where}: {len(alarms)} alarms, expected {len(enabled)}")
 
 
 def main():
     ics, records_path = sys.argv[1], sys.argv[2]
     with open(records_path, encoding="utf-8") as handle:
         text = handle.read().strip()
-    records = json.loads(text) if text.startswith("[") else [json.loads(line) for line in text.splitlines() if line]
+    if text.startswith("["):
+        records = json.loads(text)
+    elif text.startswith("{\"calendar\"") and "\"records\"" in text:
+        records = json.loads(text)["records"]
+    else:
+        records = [json.loads(line) for line in text.splitlines() if line]
+        records = [r for r in records if "calendar" not in r]
     problems = []
     for check in (check_icalendar, check_vobject):
         try:

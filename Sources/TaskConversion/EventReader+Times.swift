@@ -1,0 +1,187 @@
+import ICalendar
+import TaskModel
+
+extension ComponentReading {
+    /// `DTSTART`, `DTEND` or `DURATION`, `DUE`, `RECURRENCE-ID`: the record's times, its zone
+    /// and whether it is all-day or floating.
+    mutating func times(_ zones: ZoneResolver) {
+        for name in ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "DURATION"] {
+            for (raw, reason) in takeUnreadable(named: name) {
+                skip(line: raw.line, "its \(name) cannot be read (\(reason))")
+            }
+        }
+        guard !skipped else { return }
+        guard let startProperty = component.firstProperty(named: "DTSTART") else {
+            if kind == .event {
+                skip(
+                    line: line,
+                    "it has no DTSTART, which a record needs (RFC 5545 allows none only in scheduling messages with METHOD)"
+                )
+                return
+            }
+            record.unscheduled = true
+            due(zones)
+            if record.due != nil, let dueProperty = component.firstProperty(named: "DUE") {
+                record.allDay = (try? dueProperty.dateTimeValue().isDate) ?? false
+            }
+            recurrenceID(zones)
+            return
+        }
+        guard let start = value(of: startProperty) else { return }
+        record.allDay = start.isDate
+        let placed = place(start, from: startProperty, zones: zones)
+        record.dateStart = placed.epoch
+        if !start.isDate {
+            record.timeZone = placed.zone
+            record.floating = placed.floating
+        }
+        let zone = calendarZone(for: placed, zones: zones)
+        if kind == .event || kind == .journal {
+            end(start: start, startEpoch: placed.epoch, zone: zone, zones: zones)
+        } else {
+            if let duration = component.firstProperty(named: "DURATION") {
+                record.dateFinish = add(duration, to: start, epoch: placed.epoch, zone: zone)
+            } else {
+                record.dateFinish = placed.epoch
+            }
+            due(zones)
+        }
+        recurrenceID(zones)
+    }
+
+    /// The value of a date property, or `nil` with the component left out.
+    mutating func value(of property: Property) -> DateTimeValue? {
+        do {
+            return try property.dateTimeValue()
+        } catch {
+            skip(line: error.line ?? property.lineNumber, error.message)
+            return nil
+        }
+    }
+
+    /// Places `value` through the zones, keeping a `TZID` that is not reproduced.
+    mutating func place(_ value: DateTimeValue, from property: Property, zones: ZoneResolver)
+        -> ZoneResolver.Placement
+    {
+        let placed = zones.place(
+            value, tzidWritten: property.parameter("TZID"), property: property.name,
+            line: property.lineNumber, notes: &notes)
+        var reproduced: Set<String> = []
+        if placed.keptTZID == nil { reproduced.insert("TZID") }
+        keepParameters(of: property, except: reproduced.union(["VALUE"]))
+        return placed
+    }
+
+    /// The zone a placement's wall-clock arithmetic (durations, repeats) runs in.
+    func calendarZone(for placed: ZoneResolver.Placement, zones: ZoneResolver) -> CalendarZone {
+        guard let name = placed.zone else { return .utc }
+        return zones.zone(named: name) ?? .utc
+    }
+
+    /// `DTEND`, else `DTSTART` + `DURATION`, else (RFC 5545 §3.6.1) one day for a DATE and
+    /// no time for a DATE-TIME.
+    private mutating func end(
+        start: DateTimeValue, startEpoch: Int64, zone: CalendarZone, zones: ZoneResolver
+    ) {
+        if let endProperty = component.firstProperty(named: "DTEND") {
+            guard let end = value(of: endProperty) else { return }
+            guard end.isDate == start.isDate else {
+                skip(
+                    line: endProperty.lineNumber,
+                    "DTEND is a \(end.isDate ? "DATE" : "DATE-TIME") but DTSTART is not")
+                return
+            }
+            let placed = place(end, from: endProperty, zones: zones)
+            record.dateFinish = placed.epoch
+            if start.isDate && placed.epoch == startEpoch {
+                // Seen in the wild; RFC 5545 wants a later DTEND. Apps show one day.
+                record.dateFinish = startEpoch + 86_400
+                note(
+                    .allDayZeroLength, line: endProperty.lineNumber,
+                    "the all-day \(name) ends on the day it starts; read as lasting one day")
+            } else if placed.epoch < startEpoch && start.isDate {
+                record.dateFinish = startEpoch + 86_400
+                note(
+                    .unreadableValue, line: endProperty.lineNumber,
+                    "DTEND is before DTSTART; read as lasting one day", lenient: true)
+            } else if placed.epoch < startEpoch {
+                record.dateFinish = startEpoch
+                note(
+                    .unreadableValue, line: endProperty.lineNumber,
+                    "DTEND is before DTSTART; read as ending when it starts, the DTEND kept as written",
+                    lenient: true)
+                keep(endProperty)
+            }
+        } else if let duration = component.firstProperty(named: "DURATION") {
+            record.dateFinish = add(duration, to: start, epoch: startEpoch, zone: zone)
+            if record.dateFinish <= startEpoch && start.isDate && kind == .event {
+                record.dateFinish = startEpoch + 86_400
+                note(
+                    .unreadableValue, line: duration.lineNumber,
+                    "the all-day \(name) has no positive DURATION; read as lasting one day",
+                    lenient: true)
+            } else if record.dateFinish < startEpoch {
+                record.dateFinish = startEpoch
+                note(
+                    .unreadableValue, line: duration.lineNumber,
+                    "DURATION is negative; read as no time, the DURATION kept as written",
+                    lenient: true)
+                keep(duration)
+            }
+        } else {
+            record.dateFinish = start.isDate && kind == .event ? startEpoch + 86_400 : startEpoch
+        }
+    }
+
+    /// `start` + a DURATION: its days are calendar days in `zone` (nominal, RFC 5545
+    /// §3.3.6), its hours, minutes and seconds exact.
+    private func add(
+        _ property: Property, to start: DateTimeValue, epoch: Int64, zone: CalendarZone
+    ) -> Int64 {
+        let (days, seconds) = property.durationParts
+        if start.isDate { return epoch + Int64(days) * 86_400 + Int64(seconds) }
+        let local = zone.epoch(ofLocal: start.localSeconds + Int64(days) * 86_400)
+        return (days == 0 ? epoch : local) + Int64(seconds)
+    }
+
+    /// A to-do's `DUE`.
+    private mutating func due(_ zones: ZoneResolver) {
+        guard kind == .todo, let dueProperty = component.firstProperty(named: "DUE"),
+            let due = value(of: dueProperty)
+        else { return }
+        let placed = place(due, from: dueProperty, zones: zones)
+        record.due = placed.epoch
+        if record.unscheduled && !due.isDate {
+            record.timeZone = placed.zone
+            record.floating = placed.floating
+        }
+    }
+
+    /// `RECURRENCE-ID`, and `RANGE=THISANDFUTURE`.
+    private mutating func recurrenceID(_ zones: ZoneResolver) {
+        guard let property = component.firstProperty(named: "RECURRENCE-ID"),
+            let value = value(of: property)
+        else { return }
+        let range = property.parameter("RANGE")?.uppercased()
+        let placed = zones.place(
+            value, tzidWritten: property.parameter("TZID"), property: property.name,
+            line: property.lineNumber, notes: &notes)
+        var reproduced: Set<String> = ["VALUE"]
+        if placed.keptTZID == nil { reproduced.insert("TZID") }
+        if range == "THISANDFUTURE" {
+            record.thisAndFuture = true
+            reproduced.insert("RANGE")
+        }
+        keepParameters(of: property, except: reproduced)
+        record.recurrenceID = placed.epoch
+    }
+}
+
+extension ZoneResolver {
+    /// The zone a record's `time_zone` names: a system zone, or a definition of this input.
+    func zone(named name: String) -> CalendarZone? {
+        if let defined = keptZone(name) { return defined }
+        if let iana = TimeZones.ianaName(forTZID: name) { return CalendarZone.system(iana) }
+        return nil
+    }
+}

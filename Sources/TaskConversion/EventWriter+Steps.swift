@@ -1,0 +1,336 @@
+import Foundation
+import ICalendar
+import TaskModel
+
+/// One record on its way to a component: the steps of ``RecordMapping`` in the reader's order.
+struct ComponentWriting {
+    let record: TaskRecord
+    let writer: EventWriter
+    let component: Component
+    /// The zone the record's times are written in (`nil`: UTC), and whether without `TZID`.
+    let zone: CalendarZone?
+    /// Names of properties written so far, to refuse a verbatim line that repeats one RFC
+    /// 5545 allows once.
+    var written: Set<String> = []
+
+    init(record: TaskRecord, writer: EventWriter) throws {
+        self.record = record
+        self.writer = writer
+        switch record.kind {
+        case .event: component = Component(kind: .event)
+        case .todo: component = Component(kind: .todo)
+        case .journal: component = Component(kind: .journal)
+        }
+        var zone: CalendarZone?
+        if let name = record.timeZone, !record.allDay {
+            guard let found = writer.zones.zone(named: name) else {
+                throw Problem(
+                    field: "time_zone",
+                    "unknown time zone '\(name)': expected an IANA name such as Europe/Berlin, or a VTIMEZONE the calendar defines"
+                )
+            }
+            zone = found
+        } else if let name = writer.zone, name != "UTC", !record.allDay {
+            zone = writer.zones.zone(named: name)
+        }
+        self.zone = zone == .utc ? nil : zone
+    }
+
+    /// Adds a property with the record's kept parameters for it (`ical_parameters`).
+    mutating func add(
+        _ name: String, _ value: PropertyValue, parameters: [Parameter] = [],
+        keptParameters: [String: String]? = nil
+    ) {
+        var all = parameters
+        if let text = (keptParameters ?? record.icalParameters)[name],
+            let kept = ParameterText.parse(text)
+        {
+            let present = Set(all.map(\.name))
+            all += kept.filter { !present.contains($0.name) }
+        }
+        component.addProperty(name, value, parameters: all)
+        written.insert(name)
+    }
+
+    // MARK: - Identity
+
+    mutating func identity() {
+        add("UID", .text(record.uid ?? writer.uidScheme.uid(for: record.id)))
+        add("DTSTAMP", .dateTime(DateTimeValue(utcEpoch: writer.timestamp)))
+    }
+
+    // MARK: - Times
+
+    /// A time of the record as written: a DATE for all-day records (at UTC midnights), the
+    /// wall-clock time without zone for floating ones, local time with `TZID` in its zone,
+    /// else UTC.
+    func time(_ epoch: Int64) -> DateTimeValue {
+        // A time that is no UTC midnight on an all-day record (Outlook writes RECURRENCE-ID
+        // and EXDATE that way) keeps its instant as a DATE-TIME.
+        if record.allDay && epoch % 86_400 == 0 {
+            var value = DateTimeValue(utcEpoch: epoch)
+            value.isDate = true
+            value.zone = .floating
+            return value
+        }
+        guard let zone else { return DateTimeValue(utcEpoch: epoch) }
+        if record.floating {
+            var local = zone.local(epoch)
+            local.zone = .floating
+            return local
+        }
+        // Before 1970 a written VTIMEZONE says nothing, and in the hour repeated when clocks
+        // go back a wall-clock time names two instants (readers take the first, RFC 5545
+        // §3.3.5): such instants are written in UTC.
+        if zone.systemZone != nil && epoch < SystemZone.coverageStart {
+            return DateTimeValue(utcEpoch: epoch)
+        }
+        let local = zone.local(epoch)
+        if zone.epoch(of: local) == epoch { return local }
+        return DateTimeValue(utcEpoch: epoch)
+    }
+
+    mutating func times() throws {
+        if let recurrenceID = record.recurrenceID {
+            add(
+                "RECURRENCE-ID", .dateTime(time(recurrenceID)),
+                parameters: record.thisAndFuture ? [Parameter("RANGE", "THISANDFUTURE")] : [])
+        }
+        if !record.unscheduled {
+            add("DTSTART", .dateTime(time(record.dateStart)))
+        }
+        switch record.kind {
+        case .todo:
+            if let due = record.due {
+                add("DUE", .dateTime(time(due)))
+            } else if !record.unscheduled && record.dateFinish > record.dateStart {
+                add("DURATION", .duration("PT\(record.dateFinish - record.dateStart)S"))
+            }
+        case .event:
+            // An event of no length has DTSTART alone (RFC 5545 §3.6.1): DTEND must be later.
+            if record.dateFinish > record.dateStart {
+                add("DTEND", .dateTime(time(record.dateFinish)))
+            }
+        case .journal:
+            break  // a journal entry has a date, no end
+        }
+    }
+
+    // MARK: - Text
+
+    mutating func text() {
+        add("SUMMARY", .text(record.name))
+        if let description = record.description, !description.isEmpty {
+            add("DESCRIPTION", .text(description))
+        }
+        if let status = record.status {
+            add("STATUS", .literal(status.rawValue.uppercased()))
+        } else if record.done {
+            add("STATUS", .literal("COMPLETED"))
+        }
+        if record.free { add("TRANSP", .literal("TRANSPARENT")) }
+        if let location = record.location, !location.isEmpty {
+            add("LOCATION", .text(location))
+        }
+        // One line, as most readers take it (khal reads only the first CATEGORIES).
+        if !record.categories.isEmpty { add("CATEGORIES", .textList(record.categories)) }
+        if let color = record.color { add("COLOR", .text(color)) }
+        if let classification = record.classification {
+            add("CLASS", .literal(classification.rawValue.uppercased()))
+        }
+        if let url = record.url { add("URL", .uri(url)) }
+    }
+
+    // MARK: - People
+
+    mutating func people() throws {
+        if let organizer = record.organizer {
+            component.add(try person("ORGANIZER", organizer, field: "organizer"))
+        }
+        for (index, attendee) in record.attendees.enumerated() {
+            component.add(try person("ATTENDEE", attendee, field: "attendees[\(index)]"))
+        }
+    }
+
+    private func person(_ name: String, _ person: Person, field: String) throws -> Property {
+        var parameters: [Parameter] = []
+        if let cn = person.name { parameters.append(Parameter("CN", cn)) }
+        for (key, value) in person.parameters {
+            guard key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }),
+                !key.isEmpty
+            else {
+                throw Problem(field: "\(field).parameters", "'\(key)' is not a parameter name")
+            }
+            parameters.append(Parameter(key, value))
+        }
+        return Property(name, .calAddress(person.address), parameters: parameters)
+    }
+
+    // MARK: - Attachments
+
+    mutating func attachments(base: URL?) throws {
+        for (index, attachment) in record.attachments.enumerated() {
+            component.add(try property(for: attachment, index: index, base: base))
+        }
+    }
+
+    private func property(for attachment: TaskModel.Attachment, index: Int, base: URL?) throws
+        -> Property
+    {
+        var parameters: [Parameter] = []
+        if let mimeType = attachment.mimeType { parameters.append(Parameter("FMTTYPE", mimeType)) }
+        let kept = attachment.icalParameters.flatMap(ParameterText.parse) ?? []
+        if let filename = attachment.filename,
+            !kept.contains(where: { $0.value == filename && $0.name.hasSuffix("FILENAME") })
+                && !kept.contains(where: { $0.name == "X-LABEL" && $0.value == filename })
+        {
+            parameters.append(Parameter("FILENAME", filename))
+        }
+        parameters += kept.filter {
+            !["FMTTYPE", "FILENAME", "ENCODING", "VALUE"].contains($0.name)
+        }
+        switch attachment.content {
+        case .url(let url):
+            return Property("ATTACH", .attachmentURI(url), parameters: parameters)
+        case .inline(let data):
+            return Property(
+                "ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
+        case .path(let path):
+            let url = URL(fileURLWithPath: path, relativeTo: base)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw Problem(
+                    field: "attachments[\(index)].path", "cannot read the file '\(url.path)'")
+            }
+            return Property(
+                "ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
+        }
+    }
+
+    // MARK: - Recurrence
+
+    mutating func recurrence() throws {
+        guard let recurrence = record.recurrence else { return }
+        if let rule = recurrence.rule {
+            if let problem = RecurrenceRule.problem(rule) {
+                throw Problem(field: "recurrence.rule", problem)
+            }
+            // The rule as written, not as libical would normalise it.
+            var line = ContentLine(name: "RRULE", value: rule)
+            line.parameters = record.icalParameters["RRULE"].flatMap(ParameterText.parse) ?? []
+            component.add(Property(verbatim: line))
+            written.insert("RRULE")
+        }
+        for time in recurrence.rdates {
+            add("RDATE", .dateTime(self.time(time)))
+        }
+        for time in recurrence.exdates {
+            add("EXDATE", .dateTime(self.time(time)))
+        }
+    }
+
+    // MARK: - Verbatim
+
+    mutating func verbatim() throws {
+        guard !writer.dropExtra else { return }
+        for (index, text) in record.icalExtra.enumerated() {
+            let line: ContentLine
+            do {
+                line = try ContentLine(parsing: text)
+            } catch {
+                throw Problem(field: "ical_extra[\(index)]", error.message)
+            }
+            if written.contains(line.name) && RecordMapping.isSingle(line.name, in: record.kind) {
+                throw Problem(
+                    field: "ical_extra[\(index)]",
+                    "\(line.name) is written from the record's fields; RFC 5545 allows one")
+            }
+            component.add(Property(verbatim: line))
+        }
+        for (index, text) in record.icalComponents.enumerated() {
+            do {
+                component.add(try Component.verbatim(text))
+            } catch {
+                throw Problem(field: "ical_components[\(index)]", error.message)
+            }
+        }
+    }
+
+    // MARK: - Alarms
+
+    mutating func alarms() throws {
+        for (index, alarm) in record.alarms.enumerated() {
+            let built = self.alarm(alarm)
+            if !writer.dropExtra {
+                for (lineIndex, text) in alarm.icalExtra.enumerated() {
+                    do {
+                        built.add(Property(verbatim: try ContentLine(parsing: text)))
+                    } catch {
+                        throw Problem(
+                            field: "alarms[\(index)].ical_extra[\(lineIndex)]", error.message)
+                    }
+                }
+            }
+            component.add(built)
+        }
+    }
+
+    /// A disabled alarm, kept where no calendar app fires it: an `X-` component whose lines
+    /// are the alarm's with `X-TASKCAL-` before each name. calcurse flags any `VALARM`
+    /// (`ACTION:NONE` too) and reads standard names inside unknown components as the event's
+    /// own; every reader skips `X-` lines.
+    private func disabledAlarm(_ alarm: TaskModel.Alarm) -> Component {
+        var enabled = alarm
+        enabled.enabled = true
+        let valarm = self.alarm(enabled)
+        let kept = Component(kind: .other(EventWriter.disabledAlarmComponent))
+        for property in valarm.properties() {
+            guard var line = try? ContentLine(parsing: property.contentLine) else { continue }
+            line.name = EventWriter.disabledPrefix + line.name
+            kept.add(Property(verbatim: line))
+        }
+        return kept
+    }
+
+    private func alarm(_ alarm: TaskModel.Alarm) -> Component {
+        if !alarm.enabled { return disabledAlarm(alarm) }
+        let built = Component(kind: .alarm)
+        func add(_ name: String, _ value: PropertyValue, parameters: [Parameter] = []) {
+            var all = parameters
+            if let text = alarm.icalParameters[name], let kept = ParameterText.parse(text) {
+                all += kept
+            }
+            built.addProperty(name, value, parameters: all)
+        }
+        add("ACTION", .action(alarm.action.rawValue.uppercased()))
+        switch alarm.trigger {
+        case .relative(let duration, let fromEnd):
+            add(
+                "TRIGGER", .relativeTrigger(duration),
+                parameters: fromEnd ? [Parameter("RELATED", "END")] : [])
+        case .absolute(let epoch):
+            add("TRIGGER", .absoluteTrigger(epoch: epoch))
+        }
+        // RFC 5545 §3.6.6: DISPLAY and EMAIL need DESCRIPTION; EMAIL also SUMMARY.
+        if let description = alarm.description {
+            add("DESCRIPTION", .text(description))
+        } else if alarm.action != .audio {
+            add("DESCRIPTION", .text(record.name), parameters: [EventWriter.filledParameter])
+        }
+        if let summary = alarm.summary {
+            add("SUMMARY", .text(summary))
+        } else if alarm.action == .email {
+            add("SUMMARY", .text(record.name), parameters: [EventWriter.filledParameter])
+        }
+        for attendee in alarm.attendees {
+            built.addProperty("ATTENDEE", .calAddress(attendee))
+        }
+        if let sound = alarm.sound {
+            add("ATTACH", .attachmentURI(sound))
+        }
+        if let repeatCount = alarm.repeatCount, let interval = alarm.repeatInterval {
+            add("REPEAT", .integer(repeatCount))
+            add("DURATION", .duration(interval))
+        }
+        return built
+    }
+}
