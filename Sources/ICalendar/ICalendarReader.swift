@@ -50,14 +50,43 @@ public final class ICalendarReader {
     public private(set) var calendarLines: [RawLine] = []
     /// Things the reader left out or repaired and why, with their lines; taken with
     /// ``takeNotes()``.
-    private var notes: [(line: Int, message: String)] = []
+    private var notes: [Note] = []
 
-    /// The notes since the last call: properties left out because they had no value,
-    /// values repaired.
-    public func takeNotes() -> [(line: Int, message: String)] {
+    /// Something the reader left out, repaired or read past, and where.
+    public struct Note: Sendable, Hashable {
+        /// What kind of thing it is.
+        public enum Kind: Sendable, Hashable {
+            /// A property with no value (`RRULE:`): it says nothing.
+            case emptyValue
+            /// A value read for its obvious intent (`TRIGGER:PT-2H`).
+            case repairedValue
+            /// A line another libical program left (`X-LIC-ERROR`), or one libical cannot read.
+            case leftOut
+            /// Damage to the structure read past: an `END` that closes another component,
+            /// a missing `END`, a line outside the calendar (errors when ``strict``).
+            case structure
+        }
+        public var line: Int
+        public var message: String
+        public var kind: Kind
+    }
+
+    /// The notes since the last call.
+    public func takeNotes() -> [Note] {
         defer { notes = [] }
         return notes
     }
+
+    private func note(_ line: Int, _ message: String, _ kind: Note.Kind) {
+        notes.append(Note(line: line, message: message, kind: kind))
+    }
+
+    /// Refuse damage to the structure (a mismatched or missing `END`, lines outside the
+    /// calendar) instead of reading past it with a note.
+    public var strict = false
+    /// Require a `VCALENDAR` around the components (false for bare components the program
+    /// itself hands over: batches of a large file, zone definitions).
+    public var requiresCalendar = true
     /// How many `VCALENDAR`s have begun.
     public private(set) var calendarCount = 0
 
@@ -84,6 +113,12 @@ public final class ICalendarReader {
     /// The line map of the top-level component being read.
     private var currentTop: LineMap?
     private var sawAnyComponent = false
+    /// A calendar component came without a `VCALENDAR` around it.
+    private var sawBareComponent = false
+    /// The components a calendar holds, which may stand without their `VCALENDAR`.
+    static let calendarComponents: Set<String> = [
+        "VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY",
+    ]
 
     /// Reads the file at `path`; `-` is standard input.
     public convenience init(path: String) throws(ICalendarError) {
@@ -101,6 +136,7 @@ public final class ICalendarReader {
     /// with a `TZID` this reader already has are not added again.
     public func addTimeZones(from bytes: [UInt8]) throws(ICalendarError) {
         let other = ICalendarReader(bytes: bytes)
+        other.requiresCalendar = false
         other.maximumLineLength = maximumLineLength
         other.maximumDepth = maximumDepth
         while try other.next() != nil {}
@@ -233,16 +269,34 @@ public final class ICalendarReader {
                 : try end(component, line: line, at: number)
         }
         if capture != nil {
+            // Kept as written, so it must be a content line to be written back.
+            guard (try? ContentLine.lex(line)) != nil else {
+                note(number, "'\(Self.excerpt(line))' is not a content line; left out", .leftOut)
+                return nil
+            }
             capture!.component.lines.append(RawLine(line: number, bytes: line))
             return nil
         }
         guard let open = stack.last else {
-            throw ICalendarError(
-                .malformedLine, line: number,
-                "expected BEGIN:VCALENDAR, found '\(Self.excerpt(line))'")
+            guard calendarCount > 0 && !strict else {
+                throw ICalendarError(
+                    calendarCount > 0 ? .malformedLine : .noCalendarData, line: number,
+                    calendarCount > 0
+                        ? "expected BEGIN:VCALENDAR, found '\(Self.excerpt(line))'"
+                        : "not an iCalendar file: expected BEGIN:VCALENDAR, found '\(Self.excerpt(line))'"
+                )
+            }
+            // A property after the calendar's END (seen: a cache note): kept with the calendar.
+            note(number, "a line after END:VCALENDAR is kept with the calendar", .structure)
+            calendarLines.append(RawLine(line: number, bytes: line))
+            return nil
         }
         if stack.count == 1 && open.name == "VCALENDAR" {
             // A calendar-level property (VERSION, METHOD, X-WR-TIMEZONE …): kept as text.
+            guard (try? ContentLine.lex(line)) != nil else {
+                note(number, "'\(Self.excerpt(line))' is not a content line; left out", .leftOut)
+                return nil
+            }
             if let valueStart, calendarProperties[name] == nil {
                 calendarProperties[name] = String(decoding: line[valueStart...], as: UTF8.self)
             }
@@ -251,8 +305,9 @@ public final class ICalendarReader {
         }
         if name == "X-LIC-ERROR" {
             // Written by another libical program into its export; not part of the data.
-            notes.append(
-                (number, "an X-LIC-ERROR line another program left in the file was left out"))
+            note(
+                number, "an X-LIC-ERROR line another program left in the file was left out",
+                .leftOut)
             return nil
         }
         if let interpretedProperties, !Self.zoneComponents.contains(open.name),
@@ -274,7 +329,7 @@ public final class ICalendarReader {
             if interpretedProperties != nil {
                 lineMaps.last?.verbatim.append(RawLine(line: number, bytes: line))
             } else {
-                notes.append((number, "\(name) is a property libical 3.0 cannot read; left out"))
+                note(number, "\(name) is a property libical 3.0 cannot read; left out", .leftOut)
             }
             return nil
         }
@@ -284,20 +339,31 @@ public final class ICalendarReader {
         {
             // `RRULE:`, `CATEGORIES:`, `CLASS:` say nothing; libical would drop the property
             // with an error.
-            notes.append((number, "\(name) has no value; left out"))
+            note(number, "\(name) has no value; left out", .emptyValue)
             return nil
         }
         if let valueStart,
             let repaired = Self.repairedDuration(content, name: name, from: valueStart)
         {
-            notes.append(
-                (
-                    number,
-                    "\(name): '\(String(decoding: content[valueStart...], as: UTF8.self))' has its sign inside; read as '\(String(decoding: repaired[valueStart...], as: UTF8.self))'"
-                ))
+            note(
+                number,
+                "\(name): '\(String(decoding: content[valueStart...], as: UTF8.self))' has its sign inside; read as '\(String(decoding: repaired[valueStart...], as: UTF8.self))'",
+                .repairedValue)
             content = repaired
         }
         if let valueStart, EdgeWhitespace.textProperties.contains(name) {
+            var trailing = 0
+            while content.count - trailing > valueStart,
+                content[content.count - 1 - trailing] == UInt8(ascii: "\\")
+            {
+                trailing += 1
+            }
+            if trailing % 2 == 1 {
+                // A lone backslash at the end escapes nothing; libical would drop it.
+                content.append(UInt8(ascii: "\\"))
+                note(
+                    number, "\(name) ends in a lone backslash; read as a backslash", .repairedValue)
+            }
             EdgeWhitespace.protect(&content, valueStart: valueStart)
         } else if let valueStart, valueStart == content.count, name == "ATTACH" {
             EdgeWhitespace.protect(&content, valueStart: valueStart)  // an empty file, inline
@@ -332,6 +398,20 @@ public final class ICalendarReader {
             )
         }
         let parent = stack.last?.name
+        if stack.isEmpty && component != "VCALENDAR" && requiresCalendar && calendarCount == 0
+            && !sawBareComponent
+        {
+            guard !strict, Self.calendarComponents.contains(component) else {
+                throw ICalendarError(
+                    .noCalendarData, line: number,
+                    "not an iCalendar file: expected BEGIN:VCALENDAR, found BEGIN:\(component)")
+            }
+            // Python's icalendar and libical read a bare component; so does taskcal, saying so.
+            sawBareComponent = true
+            note(
+                number,
+                "BEGIN:\(component) is not inside BEGIN:VCALENDAR; read as if it were", .structure)
+        }
         stack.append((component, number))
         if capture != nil {
             capture!.component.lines.append(RawLine(line: number, bytes: line))
@@ -368,12 +448,22 @@ public final class ICalendarReader {
             throw ICalendarError(
                 .unbalancedComponents, line: number, "END:\(component) without a BEGIN")
         }
-        guard open.name == component else {
-            throw ICalendarError(
-                .unbalancedComponents, line: number,
-                "END:\(component) closes BEGIN:\(open.name) of line \(open.line); expected END:\(open.name)"
-            )
+        var line = line
+        if open.name != component {
+            guard !strict else {
+                throw ICalendarError(
+                    .unbalancedComponents, line: number,
+                    "END:\(component) closes BEGIN:\(open.name) of line \(open.line); expected END:\(open.name)"
+                )
+            }
+            // libical and other readers close the innermost component, whatever the END says.
+            note(
+                number,
+                "END:\(component) closes BEGIN:\(open.name) of line \(open.line); read as END:\(open.name)",
+                .structure)
+            line = Array("END:\(open.name)".utf8)
         }
+        let component = open.name
         stack.removeLast()
         if var (raw, depth) = capture {
             raw.lines.append(RawLine(line: number, bytes: line))
@@ -533,6 +623,30 @@ public final class ICalendarReader {
         return nil
     }
 
+    /// A file that ends inside a component (a download cut short): the components still open
+    /// are left out, with a note; the calendar's whole components stay.
+    private func leaveOutTruncated() throws(ICalendarError) {
+        let top = stack.first { $0.name != "VCALENDAR" }
+        if let top {
+            note(
+                top.line,
+                "BEGIN:\(top.name) has no END:\(top.name) before the end of the file; left out",
+                .structure)
+        }
+        if stack.first?.name == "VCALENDAR" {
+            note(
+                stack[0].line, "BEGIN:VCALENDAR has no END:VCALENDAR; read to the end of the file",
+                .structure)
+        }
+        stack = []
+        capture = nil
+        lineMaps = []
+        fed = []
+        // The parser still holds the unfinished component: start afresh.
+        icalparser_free(parser)
+        parser = icalparser_new()
+    }
+
     /// A `TRIGGER` or `DURATION` with its sign inside (`PT-2H`, written by some exporters)
     /// with the sign moved to the front (`-PT2H`), or `nil` when the value is not of that
     /// form. libical refuses the inner sign and would drop the property.
@@ -556,11 +670,22 @@ public final class ICalendarReader {
 
     private func finish() throws(ICalendarError) {
         if let open = stack.last {
-            throw ICalendarError(
-                .unbalancedComponents, line: open.line,
-                "BEGIN:\(open.name) has no END:\(open.name) before the end of the input")
+            guard !strict, capture == nil, stack.count == 1, open.name == "VCALENDAR" else {
+                if !strict, stack.first?.name == "VCALENDAR" || !requiresCalendar {
+                    try leaveOutTruncated()
+                    return
+                }
+                throw ICalendarError(
+                    .unbalancedComponents, line: open.line,
+                    "BEGIN:\(open.name) has no END:\(open.name) before the end of the input")
+            }
+            // A calendar cut after its last component: everything in it is whole.
+            note(
+                open.line, "BEGIN:VCALENDAR has no END:VCALENDAR; read to the end of the file",
+                .structure)
+            stack = []
         }
-        if calendarCount == 0 && !sawAnyComponent {
+        if calendarCount == 0 && !sawBareComponent && (requiresCalendar || !sawAnyComponent) {
             throw ICalendarError(
                 .noCalendarData, line: lineNumber == 0 ? nil : 1,
                 "not an iCalendar file: no BEGIN:VCALENDAR")

@@ -110,6 +110,8 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let componentSkipped = Self(rawValue: "component-skipped")
     /// A property that may occur once, occurring again: the second is left out.
     public static let secondProperty = Self(rawValue: "second-property")
+    /// A line left out: an `X-LIC-ERROR` another program wrote, a name libical cannot read.
+    public static let leftOut = Self(rawValue: "left-out")
     /// A line that is not a content line at all: left out.
     public static let malformedLine = Self(rawValue: "malformed-line")
 
@@ -138,7 +140,8 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let invalidJSON = Self(rawValue: "invalid-json")
     /// Two records with one id, or one uid (and recurrence_id).
     public static let duplicateID = Self(rawValue: "duplicate-id")
-    /// Damage that stops reading a file: unbalanced BEGIN/END, no calendar at all.
+    /// Damage to a file's structure: unbalanced BEGIN/END, no calendar at all (read past
+    /// with a warning where other readers do, an error under --strict or when nothing is left).
     public static let structure = Self(rawValue: "structure")
     /// Bytes that are not UTF-8, NUL bytes.
     public static let encoding = Self(rawValue: "encoding")

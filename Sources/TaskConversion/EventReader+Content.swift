@@ -319,9 +319,16 @@ extension ComponentReading {
                 continue
             }
             guard let raw = property.rawLine, let line = try? raw.lexed() else { continue }
-            let skip = RecordMapping.reproducedParameters(of: name).union([
+            var skip = RecordMapping.reproducedParameters(of: name).union([
                 EventWriter.filledParameter.name
             ])
+            // RELATED=START is the default, END a field; any other value is kept as written.
+            if name == "TRIGGER",
+                let related = line.parameter("RELATED")?.uppercased(),
+                related != "START" && related != "END"
+            {
+                skip.remove("RELATED")
+            }
             let kept = line.parameters.filter { !skip.contains($0.name) }
             if !kept.isEmpty, name != "ATTENDEE" {
                 alarm.icalParameters[name] = ParameterText.format(kept)
@@ -344,6 +351,21 @@ extension ComponentReading {
                     lenient: true)
                 keep(raw)
             }
+        }
+        if record.unscheduled {
+            // A rule needs a first occurrence; without DTSTART it is kept as written.
+            let lines = component.properties().filter {
+                RecordMapping.recurrence.contains($0.name)
+            }
+            var kept: Set<Int> = []
+            for property in lines where kept.insert(property.lineNumber ?? 0).inserted {
+                note(
+                    .unreadableValue, line: property.lineNumber,
+                    "\(property.name) in a \(name) without DTSTART has no first occurrence; kept as written",
+                    lenient: true)
+                keep(property)
+            }
+            return
         }
         var rule: String?
         var exdates: [Int64] = []
@@ -383,6 +405,7 @@ extension ComponentReading {
                 var reproduced: Set<String> = ["VALUE"]
                 if placed.keptTZID == nil { reproduced.insert("TZID") }
                 keepParameters(of: property, except: reproduced)
+                keepValueType(value, of: property.name)
                 if property.name == "EXDATE" {
                     exdates.append(placed.epoch)
                     exdateLines.append(property)

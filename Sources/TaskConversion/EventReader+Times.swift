@@ -11,6 +11,9 @@ extension ComponentReading {
             }
         }
         guard !skipped else { return }
+        for name in ["DTSTART", "DTEND", "DUE", "DURATION", "RECURRENCE-ID"] {
+            for extra in component.properties(named: name).dropFirst() { secondProperty(extra) }
+        }
         guard let startProperty = component.firstProperty(named: "DTSTART") else {
             if kind == .event {
                 skip(
@@ -69,7 +72,22 @@ extension ComponentReading {
         var reproduced: Set<String> = []
         if placed.keptTZID == nil { reproduced.insert("TZID") }
         keepParameters(of: property, except: reproduced.union(["VALUE"]))
+        keepValueType(value, of: property.name)
         return placed
+    }
+
+    /// A date property whose value type is not the record's (a DATE-TIME on an all-day
+    /// record: Outlook's RECURRENCE-ID and EXDATE) keeps its type in `ical_parameters`.
+    mutating func keepValueType(_ value: DateTimeValue, of property: String) {
+        guard property != "DTSTART", value.isDate != record.allDay else { return }
+        let marker = "VALUE=" + (value.isDate ? "DATE" : "DATE-TIME")
+        if let existing = record.icalParameters[property] {
+            if !existing.contains(marker) {
+                record.icalParameters[property] = existing + ";" + marker
+            }
+        } else {
+            record.icalParameters[property] = marker
+        }
     }
 
     /// The zone a placement's wall-clock arithmetic (durations, repeats) runs in.
@@ -84,12 +102,20 @@ extension ComponentReading {
         start: DateTimeValue, startEpoch: Int64, zone: CalendarZone, zones: ZoneResolver
     ) {
         if let endProperty = component.firstProperty(named: "DTEND") {
+            if let duration = component.firstProperty(named: "DURATION") {
+                note(
+                    .secondProperty, line: duration.lineNumber,
+                    "DURATION and DTEND both give the end (RFC 5545 allows one); DTEND is used, DURATION left out",
+                    lenient: true)
+            }
             guard let end = value(of: endProperty) else { return }
-            guard end.isDate == start.isDate else {
-                skip(
-                    line: endProperty.lineNumber,
-                    "DTEND is a \(end.isDate ? "DATE" : "DATE-TIME") but DTSTART is not")
-                return
+            noteForm(of: end, property: endProperty, start: start)
+            if end.isDate != start.isDate {
+                // RFC 5545 wants one type for both; readers take the end as it is.
+                note(
+                    .unreadableValue, line: endProperty.lineNumber,
+                    "DTEND is a \(end.isDate ? "DATE" : "DATE-TIME") but DTSTART is not; its instant is kept, its type too",
+                    lenient: true)
             }
             let placed = place(end, from: endProperty, zones: zones)
             record.dateFinish = placed.epoch
@@ -133,6 +159,24 @@ extension ComponentReading {
         }
     }
 
+    /// A time whose form (UTC, floating, zoned) is not `start`'s is written back in `start`'s
+    /// form, which keeps its instant: said in a note.
+    mutating func noteForm(of value: DateTimeValue, property: Property, start: DateTimeValue?) {
+        guard let start, !value.isDate, !start.isDate else { return }
+        func form(_ zone: DateTimeValue.Zone) -> String {
+            switch zone {
+            case .utc: "a UTC time"
+            case .floating: "a floating time"
+            case .tzid: "a zoned time"
+            }
+        }
+        guard form(value.zone) != form(start.zone) else { return }
+        note(
+            .unreadableValue, line: property.lineNumber,
+            "\(property.name) is \(form(value.zone)) but DTSTART is \(form(start.zone)); written back as DTSTART is, at the same instant",
+            lenient: true)
+    }
+
     /// `start` + a DURATION: its days are calendar days in `zone` (nominal, RFC 5545
     /// §3.3.6), its hours, minutes and seconds exact.
     private func add(
@@ -149,7 +193,27 @@ extension ComponentReading {
         guard kind == .todo, let dueProperty = component.firstProperty(named: "DUE"),
             let due = value(of: dueProperty)
         else { return }
+        if !record.unscheduled {
+            let start = (try? component.firstProperty(named: "DTSTART")?.dateTimeValue()) ?? nil
+            noteForm(of: due, property: dueProperty, start: start)
+            if let start, start.isDate != due.isDate {
+                note(
+                    .unreadableValue, line: dueProperty.lineNumber,
+                    "DUE is a \(due.isDate ? "DATE" : "DATE-TIME") but DTSTART is not; its instant is kept, its type too",
+                    lenient: true)
+            }
+        }
         let placed = place(due, from: dueProperty, zones: zones)
+        if !record.unscheduled && placed.epoch < record.dateStart {
+            // Seen in the wild (swapped times); the rules want DUE after DTSTART.
+            note(
+                .unreadableValue, line: dueProperty.lineNumber,
+                "DUE is before DTSTART; read as no due time, the DUE kept as written",
+                lenient: true)
+            record.icalParameters["DUE"] = nil
+            keep(dueProperty)
+            return
+        }
         record.due = placed.epoch
         if record.unscheduled && !due.isDate {
             record.timeZone = placed.zone
@@ -173,6 +237,7 @@ extension ComponentReading {
             reproduced.insert("RANGE")
         }
         keepParameters(of: property, except: reproduced)
+        keepValueType(value, of: property.name)
         record.recurrenceID = placed.epoch
     }
 }

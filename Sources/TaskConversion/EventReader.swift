@@ -106,10 +106,12 @@ struct ComponentReading {
 
     /// Leaves the component out: it cannot become a record.
     mutating func skip(line: Int?, _ message: String) {
+        let also = skipped
         skipped = true
         note(
             .componentSkipped, line: line,
-            "the \(name) of line \(self.line) is left out: \(message)", lenient: true)
+            also ? "and \(message)" : "the \(name) of line \(self.line) is left out: \(message)",
+            lenient: true)
     }
 
     /// Keeps `raw` as written (in `ical_extra`).

@@ -45,7 +45,8 @@ struct ComponentWriting {
         if let text = (keptParameters ?? record.icalParameters)[name],
             let kept = ParameterText.parse(text)
         {
-            let present = Set(all.map(\.name))
+            // VALUE is written by libical from the value itself.
+            let present = Set(all.map(\.name)).union(["VALUE"])
             all += kept.filter { !present.contains($0.name) }
         }
         component.addProperty(name, value, parameters: all)
@@ -63,22 +64,25 @@ struct ComponentWriting {
 
     /// A time of the record as written: a DATE for all-day records (at UTC midnights), the
     /// wall-clock time without zone for floating ones, local time with `TZID` in its zone,
-    /// else UTC.
-    func time(_ epoch: Int64) -> DateTimeValue {
-        // A time that is no UTC midnight on an all-day record (Outlook writes RECURRENCE-ID
-        // and EXDATE that way) keeps its instant as a DATE-TIME.
-        if record.allDay && epoch % 86_400 == 0 {
+    /// else UTC. `property` may keep its own value type (`ical_parameters` `VALUE=…`): a
+    /// DATE-TIME on an all-day record, as Outlook writes RECURRENCE-ID and EXDATE.
+    func time(_ epoch: Int64, for property: String) -> DateTimeValue {
+        let keptType = record.icalParameters[property].flatMap(ParameterText.parse)?
+            .first { $0.name == "VALUE" }?.value.uppercased()
+        let asDate = keptType.map { $0 == "DATE" } ?? record.allDay
+        if asDate && epoch % 86_400 == 0 {
             var value = DateTimeValue(utcEpoch: epoch)
             value.isDate = true
             value.zone = .floating
             return value
         }
-        guard let zone else { return DateTimeValue(utcEpoch: epoch) }
         if record.floating {
-            var local = zone.local(epoch)
+            // No zone of its own: the wall-clock time it was read as, without TZID.
+            var local = (zone ?? .utc).local(epoch)
             local.zone = .floating
             return local
         }
+        guard let zone else { return DateTimeValue(utcEpoch: epoch) }
         // Before 1970 a written VTIMEZONE says nothing, and in the hour repeated when clocks
         // go back a wall-clock time names two instants (readers take the first, RFC 5545
         // §3.3.5): such instants are written in UTC.
@@ -93,23 +97,23 @@ struct ComponentWriting {
     mutating func times() throws {
         if let recurrenceID = record.recurrenceID {
             add(
-                "RECURRENCE-ID", .dateTime(time(recurrenceID)),
+                "RECURRENCE-ID", .dateTime(time(recurrenceID, for: "RECURRENCE-ID")),
                 parameters: record.thisAndFuture ? [Parameter("RANGE", "THISANDFUTURE")] : [])
         }
         if !record.unscheduled {
-            add("DTSTART", .dateTime(time(record.dateStart)))
+            add("DTSTART", .dateTime(time(record.dateStart, for: "DTSTART")))
         }
         switch record.kind {
         case .todo:
             if let due = record.due {
-                add("DUE", .dateTime(time(due)))
+                add("DUE", .dateTime(time(due, for: "DUE")))
             } else if !record.unscheduled && record.dateFinish > record.dateStart {
                 add("DURATION", .duration("PT\(record.dateFinish - record.dateStart)S"))
             }
         case .event:
             // An event of no length has DTSTART alone (RFC 5545 §3.6.1): DTEND must be later.
             if record.dateFinish > record.dateStart {
-                add("DTEND", .dateTime(time(record.dateFinish)))
+                add("DTEND", .dateTime(time(record.dateFinish, for: "DTEND")))
             }
         case .journal:
             break  // a journal entry has a date, no end
@@ -221,10 +225,10 @@ struct ComponentWriting {
             written.insert("RRULE")
         }
         for time in recurrence.rdates {
-            add("RDATE", .dateTime(self.time(time)))
+            add("RDATE", .dateTime(self.time(time, for: "RDATE")))
         }
         for time in recurrence.exdates {
-            add("EXDATE", .dateTime(self.time(time)))
+            add("EXDATE", .dateTime(self.time(time, for: "EXDATE")))
         }
     }
 

@@ -34,14 +34,25 @@ final class ParallelICSSource: RecordSource {
     private(set) var warnings: [Diagnostic] = []
     /// Calendar-level lines, as the splitter meets them.
     private var calendarLines: [String] = []
+    /// The line of the open `BEGIN:VCALENDAR`, and whether the last line was a calendar-level
+    /// one (so that a folded continuation belongs to it).
+    private var calendarBegin = 0
+    private var afterCalendarLine = false
     /// Zone definitions and components the batches kept, in file order.
     private var keptDefinitions: [String: String] = [:]
     private var keptComponents: [String] = []
     private let lookahead: @Sendable () -> [UInt8]?
 
     var calendar: CalendarInfo {
-        CalendarInfo(
-            icalExtra: calendarLines,
+        var lines: [String] = []
+        for line in calendarLines {
+            guard let name = try? ContentLine(parsing: line).name,
+                !EventWriter.ownCalendarProperties.contains(name), !lines.contains(line)
+            else { continue }
+            lines.append(line)
+        }
+        return CalendarInfo(
+            icalExtra: lines,
             icalComponents: keptDefinitions.keys.sorted().compactMap { keptDefinitions[$0] }
                 + keptComponents)
     }
@@ -150,6 +161,13 @@ final class ParallelICSSource: RecordSource {
         var inZone = false
         var zoneText: [UInt8] = []
         func close() {
+            if calendarZone == nil,
+                let line = calendarLines.first(where: {
+                    $0.uppercased().hasPrefix("X-WR-TIMEZONE:")
+                })
+            {
+                calendarZone = String(line.dropFirst(14))
+            }
             if !current.isEmpty {
                 batches.append(
                     Batch(
@@ -165,30 +183,63 @@ final class ParallelICSSource: RecordSource {
                 break
             }
             let word = Self.keyword(line)
-            if depth == 1 && !word.isBegin && !word.isEnd {
-                // A calendar-level property: not part of any batch.
+            let isContinuation = line.first == 0x20 || line.first == 0x09
+            if (depth == 1 || (depth == 0 && sawCalendarData)) && !word.isBegin && !word.isEnd {
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                // A calendar-level property (or its folded continuation): not part of any
+                // batch. After END:VCALENDAR it is kept with the calendar, as the one-thread
+                // reader keeps it.
                 close()
-                let text = String(decoding: line, as: UTF8.self)
-                if text.uppercased().hasPrefix("X-WR-TIMEZONE:") {
-                    calendarZone = String(text.dropFirst(14))
+                if isContinuation, !calendarLines.isEmpty, afterCalendarLine {
+                    calendarLines[calendarLines.count - 1] += String(
+                        decoding: line.dropFirst(), as: UTF8.self)
+                    continue
                 }
-                if let name = try? ContentLine(parsing: text).name,
-                    !EventWriter.ownCalendarProperties.contains(name),
-                    !calendarLines.contains(text)
-                {
-                    calendarLines.append(text)
+                if depth == 0 {
+                    if options.strict {
+                        fatal = Diagnostic(
+                            .error, Location(file: path, line: number),
+                            "expected BEGIN:VCALENDAR, found '\(String(decoding: line.prefix(60), as: UTF8.self))'",
+                            code: .structure)
+                        finishedReading = true
+                        break
+                    }
+                    warn(
+                        Diagnostic(
+                            .warning, Location(file: path, line: number),
+                            "a line after END:VCALENDAR is kept with the calendar",
+                            code: .structure))
                 }
+                calendarLines.append(String(decoding: line, as: UTF8.self))
+                afterCalendarLine = true
                 continue
             }
+            afterCalendarLine = false
             if word.isBegin && word.name == "VCALENDAR" && depth == 0 {
                 close()
                 depth = 1
+                calendarBegin = number
                 sawCalendarData = true
                 continue
             }
-            if word.isEnd && word.name == "VCALENDAR" && depth == 1 {
+            if word.isEnd && depth == 1 {
                 close()
                 depth = 0
+                if word.name != "VCALENDAR" {
+                    if options.strict {
+                        fatal = Diagnostic(
+                            .error, Location(file: path, line: number),
+                            "END:\(word.name) closes BEGIN:VCALENDAR of line \(calendarBegin); expected END:VCALENDAR",
+                            code: .structure)
+                        finishedReading = true
+                        break
+                    }
+                    warn(
+                        Diagnostic(
+                            .warning, Location(file: path, line: number),
+                            "END:\(word.name) closes BEGIN:VCALENDAR of line \(calendarBegin); read as END:VCALENDAR",
+                            code: .structure))
+                }
                 continue
             }
             if depth == 0 && !word.isBegin {
@@ -196,7 +247,16 @@ final class ParallelICSSource: RecordSource {
                 close()
                 fatal = Diagnostic(
                     .error, Location(file: path, line: number),
-                    "expected BEGIN:VCALENDAR, found '\(String(decoding: line.prefix(60), as: UTF8.self))'",
+                    "not an iCalendar file: expected BEGIN:VCALENDAR, found '\(String(decoding: line.prefix(60), as: UTF8.self))'",
+                    code: .structure)
+                finishedReading = true
+                break
+            }
+            if depth == 0 && word.isBegin && !sawCalendarData {
+                close()
+                fatal = Diagnostic(
+                    .error, Location(file: path, line: number),
+                    "not an iCalendar file: expected BEGIN:VCALENDAR, found BEGIN:\(word.name)",
                     code: .structure)
                 finishedReading = true
                 break
@@ -236,6 +296,20 @@ final class ParallelICSSource: RecordSource {
         // An unclosed VTIMEZONE goes to the reader, which reports it.
         if inZone { current = zoneText + current }
         close()
+        if finishedReading && depth >= 1 && fatal == nil {
+            if depth == 1 && options.strict {
+                fatal = Diagnostic(
+                    .error, Location(file: path, line: calendarBegin),
+                    "BEGIN:VCALENDAR has no END:VCALENDAR before the end of the input",
+                    code: .structure)
+            } else if !options.strict {
+                warn(
+                    Diagnostic(
+                        .warning, Location(file: path, line: calendarBegin),
+                        "BEGIN:VCALENDAR has no END:VCALENDAR; read to the end of the file",
+                        code: .structure))
+            }
+        }
         if finishedReading && !sawCalendarData && fatal == nil {
             fatal = Diagnostic(
                 .error, Location(file: path, line: lineNumber == 0 ? nil : 1),
@@ -316,6 +390,7 @@ final class ParallelICSSource: RecordSource {
     ) -> BatchResult {
         var result = BatchResult()
         let reader = ICalendarReader(bytes: batch.bytes, firstLine: batch.firstLine)
+        reader.requiresCalendar = false
         let digest = ICSDigest(path: path, reader: reader, options: options, lookahead: lookahead)
         do {
             if !batch.zones.isEmpty { try reader.addTimeZones(from: batch.zones) }

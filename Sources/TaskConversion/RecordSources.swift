@@ -371,6 +371,7 @@ final class ICSDigest {
         self.path = path
         self.reader = reader
         reader.interpretedProperties = RecordMapping.interpreted
+        reader.strict = options.strict
         events = EventReader(uidScheme: options.uidScheme, extraction: options.extraction)
         events.strict = options.strict
         zones = ZoneResolver(chosenZone: options.floatingZone, reader: reader, lookahead: lookahead)
@@ -397,10 +398,16 @@ final class ICSDigest {
     /// The reader's notes (empty values left out, values repaired) as warnings.
     func takeReaderNotes() {
         for note in reader.takeNotes() {
+            let code: DiagnosticCode =
+                switch note.kind {
+                case .emptyValue: .emptyValue
+                case .repairedValue: .repairedValue
+                case .leftOut: .leftOut
+                case .structure: .structure
+                }
             warn(
                 Diagnostic(
-                    .warning, Location(file: path, line: note.line), note.message,
-                    code: note.message.contains("read as") ? .repairedValue : .emptyValue))
+                    .warning, Location(file: path, line: note.line), note.message, code: code))
         }
     }
 
@@ -472,13 +479,20 @@ final class ICSDigest {
             let problems = record.problems
             record.id = id
             guard problems.isEmpty else {
-                return .failed(
-                    problems.map {
-                        Diagnostic(
-                            .error,
-                            Location(file: path, line: component.lineNumber, field: $0.field),
-                            $0.message)
-                    })
+                // A component whose reading breaks the task format's rules cannot become a
+                // record: left out (refused under --strict), the rest of the file converts.
+                let diagnostics = problems.map {
+                    Diagnostic(
+                        events.strict ? .error : .warning,
+                        Location(file: path, line: component.lineNumber, field: $0.field),
+                        (events.strict
+                            ? ""
+                            : "the \(component.kind) of line \(component.lineNumber ?? 0) is left out: ")
+                            + $0.message, code: .componentSkipped)
+                }
+                if events.strict { return .failed(diagnostics) }
+                diagnostics.forEach(warn)
+                return nil
             }
             return .record(record, Location(file: path, line: component.lineNumber))
         }
@@ -507,18 +521,19 @@ struct FileOrder {
         } else {
             ids.saw(record.id)
         }
-        guard record.recurrenceID == nil else { return nil }
         let uid = record.uid ?? scheme.uid(for: record.id)
-        guard let first = uids[uid] else {
-            uids[uid] = location.line ?? 0
+        let key = uid + (record.recurrenceID.map { "@\($0)" } ?? "")
+        guard let first = uids[key] else {
+            uids[key] = location.line ?? 0
             return nil
         }
         let renamed = "\(uid)-\(location.line ?? 0)"
         record.uid = renamed
         record.id = ids.next()
+        let what = record.recurrenceID == nil ? "UID" : "UID and RECURRENCE-ID"
         return Diagnostic(
             .warning, location,
-            "this component has the UID of the one of line \(first); it was given id \(record.id) and the UID \(renamed), so that both are kept",
+            "this component has the \(what) of the one of line \(first); it was given id \(record.id) and the UID \(renamed), so that both are kept",
             code: .duplicateUID)
     }
 }

@@ -7,12 +7,18 @@ struct BadInput: Sendable, CustomStringConvertible {
     var file: String
     var bytes: [UInt8]
     var message: String
+    /// What `--strict` says instead, when it says something else.
+    var strictMessage: String?
 
-    init(_ name: String, file: String, _ text: String, expect message: String) {
+    init(
+        _ name: String, file: String, _ text: String, expect message: String,
+        strict: String? = nil
+    ) {
         self.name = name
         self.file = file
         self.bytes = Array(text.utf8)
         self.message = message
+        self.strictMessage = strict
     }
 
     init(_ name: String, file: String, bytes: [UInt8], expect message: String) {
@@ -59,9 +65,6 @@ private let badInputs: [BadInput] = [
         "NDJSON line", file: "a.ndjson",
         "{\"id\": 1, \"date_start\": \"1\", \"date_finish\": \"2\", \"name\": \"n\"}\n{\"id\": 2}\n",
         expect: "a.ndjson:2: date_start: missing"),
-    BadInput(
-        "missing END", file: "a.ics", calendarStart + eventStart + "DTSTART:20240101T100000Z\r\n",
-        expect: "a.ics:4: BEGIN:VEVENT has no END:VEVENT"),
 
     BadInput(
         "NUL byte", file: "a.ics",
@@ -76,7 +79,11 @@ private let badInputs: [BadInput] = [
         expect: "a.ics:7: the line is not valid UTF-8"),
 
     BadInput(
-        "not a calendar", file: "a.ics", "hello\r\n", expect: "a.ics:1: expected BEGIN:VCALENDAR"),
+        "not a calendar", file: "a.ics", "hello\r\n",
+        expect: "a.ics:1: not an iCalendar file: expected BEGIN:VCALENDAR, found 'hello'"),
+    BadInput(
+        "a vCard", file: "a.ics", "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ann\r\nEND:VCARD\r\n",
+        expect: "a.ics:1: not an iCalendar file: expected BEGIN:VCALENDAR, found BEGIN:VCARD"),
 ]
 
 /// Input calendar apps accept though it is unclear or beyond libical: read with a warning
@@ -109,6 +116,21 @@ private let unclearInputs: [BadInput] = [
         calendarStart + eventStart + "SUMMARY:s\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
         expect: "a.ics:4: the VEVENT of line 4 is left out: it has no DTSTART"),
     BadInput(
+        "missing END", file: "a.ics", calendarStart + eventStart + "DTSTART:20240101T100000Z\r\n",
+        expect: "a.ics:4: BEGIN:VEVENT has no END:VEVENT before the end of the file; left out",
+        strict: "a.ics:4: BEGIN:VEVENT has no END:VEVENT before the end of the input"),
+    BadInput(
+        "END closing another component", file: "a.ics",
+        calendarStart + eventStart
+            + "DTSTART:20240101T100000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n",
+        expect: "a.ics:8: END:VTODO closes BEGIN:VEVENT of line 4; read as END:VEVENT",
+        strict: "a.ics:8: END:VTODO closes BEGIN:VEVENT of line 4; expected END:VEVENT"),
+    BadInput(
+        "no VCALENDAR around the event", file: "a.ics",
+        eventStart + "DTSTART:20240101T100000Z\r\nEND:VEVENT\r\n",
+        expect: "a.ics:1: BEGIN:VEVENT is not inside BEGIN:VCALENDAR; read as if it were",
+        strict: "a.ics:1: not an iCalendar file: expected BEGIN:VCALENDAR, found BEGIN:VEVENT"),
+    BadInput(
         "TRIGGER with the sign inside", file: "a.ics",
         calendarStart + eventStart
             + "DTSTART:20240101T100000Z\r\nSUMMARY:s\r\nBEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:PT-2H\r\nEND:VALARM\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
@@ -135,7 +157,7 @@ struct UnclearInputTests {
         }
         #expect(strict.status == 2)
         #expect(
-            strict.stderr.contains("taskcal: " + input.message),
+            strict.stderr.contains("taskcal: " + (input.strictMessage ?? input.message)),
             "stderr was: \(strict.stderr.prefix(500))")
         #expect(!cli.exists("strict.json"))
         let validate = try cli.run(["validate", "--strict", input.file])

@@ -21,7 +21,7 @@ struct BatchCommandTests {
             String(contentsOfFile: Taskcal.sample("google-export.ics"), encoding: .utf8))
         try cli.write(
             "in/broken.json", #"[{"id": 1, "date_start": "9", "date_finish": "1", "name": "x"}]"#)
-        try cli.write("in/sub/broken.ics", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\n")
+        try cli.write("in/sub/broken.ics", "BEGIN:VCARD\r\nFN:Not a calendar\r\nEND:VCARD\r\n")
         try cli.write("in/sub/broken.ndjson", "{nope\n")
         try cli.write("in/notes.txt", "ignored: not a task file")
     }
@@ -39,7 +39,10 @@ struct BatchCommandTests {
         #expect(result.status == 1, "a failed file makes the exit code 1")
         #expect(
             result.stderr.contains("converted 31 file(s), failed 3, skipped 0; 33 records written"))
-        #expect(result.stderr.contains("in/sub/broken.ics:2: BEGIN:VEVENT has no END:VEVENT"))
+        #expect(
+            result.stderr.contains(
+                "in/sub/broken.ics:1: not an iCalendar file: expected BEGIN:VCALENDAR, found BEGIN:VCARD"
+            ))
         #expect(
             cli.exists("out/sub/f1.ics") && cli.exists("out/f3.ics")
                 && cli.exists("out/google.json"))

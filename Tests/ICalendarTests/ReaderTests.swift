@@ -18,14 +18,29 @@ private func event(_ lines: String) -> String {
     "BEGIN:VEVENT\r\nUID:1@test\r\nDTSTAMP:20240101T000000Z\r\n" + lines + "END:VEVENT\r\n"
 }
 
-/// The error `text` makes the reader throw.
-private func readingError(_ text: String) -> ICalendarError? {
+/// The error `text` makes the reader throw (strict: damage to the structure is an error).
+private func readingError(_ text: String, strict: Bool = true) -> ICalendarError? {
+    let reader = ICalendarReader(text: text)
+    reader.strict = strict
     do {
-        _ = try items(text)
+        while try reader.next() != nil {}
         return nil
     } catch {
-        return error as? ICalendarError
+        return error
     }
+}
+
+/// The items and the reader's notes of `text` read leniently.
+private func lenient(_ text: String) throws -> (items: [ICalendarReader.Item], notes: [String]) {
+    let reader = ICalendarReader(text: text)
+    var result: [ICalendarReader.Item] = []
+    var notes: [String] = []
+    while let item = try reader.next() {
+        result.append(item)
+        notes += reader.takeNotes().map { "\($0.line): \($0.message)" }
+    }
+    notes += reader.takeNotes().map { "\($0.line): \($0.message)" }
+    return (result, notes)
 }
 
 @Suite("ICalendarReader: streaming and libical's traps")
@@ -71,20 +86,37 @@ struct ReaderTests {
         #expect(component.firstProperty(named: "SUMMARY")?.text == "Перд" + "ело")
     }
 
-    @Test("a missing END is an error naming the BEGIN line (libical returns nil silently)")
-    func missingEnd() {
-        let error = readingError("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\n")
+    @Test(
+        "a missing END: strict, an error naming the BEGIN line; else the cut component is left out")
+    func missingEnd() throws {
+        let text =
+            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:2\r\n"
+        let error = readingError(text)
         #expect(error?.kind == .unbalancedComponents)
-        #expect(error?.line == 2)
+        #expect(error?.line == 5)
         #expect(error?.message.contains("BEGIN:VEVENT has no END:VEVENT") == true)
+        let (items, notes) = try lenient(text)
+        #expect(items.count == 1)
+        #expect(
+            notes == [
+                "5: BEGIN:VEVENT has no END:VEVENT before the end of the file; left out",
+                "1: BEGIN:VCALENDAR has no END:VCALENDAR; read to the end of the file",
+            ])
     }
 
-    @Test("an END that closes another component is an error with its line")
-    func mismatchedEnd() {
-        let error = readingError(
-            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
+    @Test("an END that closes another component: strict, an error; else it closes the innermost")
+    func mismatchedEnd() throws {
+        let text =
+            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nUID:2\r\nEND:VEVENT\r\nEND:VCALENDARD\r\n"
+        let error = readingError(text)
         #expect(error?.kind == .unbalancedComponents)
         #expect(error?.line == 4)
+        let (items, notes) = try lenient(text)
+        #expect(items.count == 2)
+        #expect(notes.first == "4: END:VTODO closes BEGIN:VEVENT of line 2; read as END:VEVENT")
+        #expect(
+            notes.last
+                == "8: END:VCALENDARD closes BEGIN:VCALENDAR of line 1; read as END:VCALENDAR")
     }
 
     @Test("deep nesting is refused before libical's recursive free can overflow the stack")
@@ -262,9 +294,16 @@ struct ReaderTests {
         #expect(component.subcomponents().map(\.kind) == [.other("UNKNOWN")])
     }
 
-    @Test("input without a calendar is an error")
-    func noCalendar() {
-        #expect(readingError("")?.kind == .noCalendarData)
-        #expect(readingError("hello\r\n")?.kind == .malformedLine)
+    @Test("input without a calendar is an error; a bare event is read, strict refuses it")
+    func noCalendar() throws {
+        #expect(readingError("", strict: false)?.kind == .noCalendarData)
+        #expect(readingError("hello\r\n", strict: false)?.kind == .noCalendarData)
+        #expect(
+            readingError("BEGIN:VCARD\r\nEND:VCARD\r\n", strict: false)?.kind == .noCalendarData)
+        let bare = "BEGIN:VEVENT\r\nUID:1\r\nEND:VEVENT\r\n"
+        #expect(readingError(bare)?.kind == .noCalendarData)
+        let (items, notes) = try lenient(bare)
+        #expect(items.count == 1)
+        #expect(notes == ["1: BEGIN:VEVENT is not inside BEGIN:VCALENDAR; read as if it were"])
     }
 }

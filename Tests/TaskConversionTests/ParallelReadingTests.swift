@@ -9,7 +9,10 @@ private func transcript(_ path: String, _ options: ReadOptions) -> [String] {
     let report = Converter.read(inputs: [path], options: options) { record, location in
         lines.append("\(location): \(record.jsonLine)")
     }
-    return lines + report.errors.map { "error \($0)" } + report.warnings.map { "warning \($0)" }
+    // Records and errors in file order; warnings as a set (one thread and several may say
+    // them in another order).
+    return lines + report.errors.map { "error \($0)" }
+        + report.warnings.map { "warning \($0)" }.sorted()
 }
 
 private func parallel(_ workers: Int, batch: Int) -> ReadOptions {
