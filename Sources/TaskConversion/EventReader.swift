@@ -130,16 +130,16 @@ struct ComponentReading {
 
     /// The parameters of `property` as written that its step does not reproduce, kept in
     /// `ical_parameters` (or returned, for fields with parameters of their own).
-    func unmappedParameters(of property: Property, except reproduced: Set<String> = [])
+    func unmappedParameters(of property: Property, except reproduced: Set<String>? = nil)
         -> [Parameter]
     {
         guard let raw = property.rawLine, let line = try? raw.lexed() else { return [] }
-        let skip = reproduced.union(RecordMapping.reproducedParameters(of: line.name))
+        let skip = reproduced ?? RecordMapping.reproducedParameters(of: line.name)
         return line.parameters.filter { !skip.contains($0.name) }
     }
 
     /// Keeps the unmapped parameters of `property` in the record's `ical_parameters`.
-    mutating func keepParameters(of property: Property, except reproduced: Set<String> = []) {
+    mutating func keepParameters(of property: Property, except reproduced: Set<String>? = nil) {
         let kept = unmappedParameters(of: property, except: reproduced)
         guard !kept.isEmpty else { return }
         let name = property.name

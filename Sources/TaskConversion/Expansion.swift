@@ -55,9 +55,14 @@ public struct Expansion: Sendable {
         var warnings: [String] = []
         // Changed occurrences, by series and original start.
         var changed: [String: Set<Int64>] = [:]
+        // Changes of this and every later occurrence (RANGE=THISANDFUTURE), by series.
+        var future: [String: [TaskRecord]] = [:]
         for (record, _) in items {
             if let recurrenceID = record.recurrenceID {
                 changed[key(record), default: []].insert(recurrenceID)
+                if record.thisAndFuture && record.recurrence == nil {
+                    future[key(record), default: []].append(record)
+                }
             }
         }
         for (record, tag) in items {
@@ -70,8 +75,11 @@ public struct Expansion: Sendable {
             do {
                 let (occurrences, truncated) = try self.occurrences(of: record)
                 let skip = changed[key(record)] ?? []
+                let changes = (future[key(record)] ?? []).sorted {
+                    ($0.recurrenceID ?? 0) < ($1.recurrenceID ?? 0)
+                }
                 for occurrence in occurrences where !skip.contains(occurrence.recurrenceID ?? 0) {
-                    result.append((occurrence, tag))
+                    result.append((Self.applying(changes, to: occurrence), tag))
                 }
                 if truncated {
                     warnings.append(
@@ -150,6 +158,22 @@ public struct Expansion: Sendable {
             result.append(occurrence)
         }
         return (result, truncated)
+    }
+
+    /// An occurrence as the latest change of this and every later occurrence before it
+    /// (RFC 5545 `RANGE=THISANDFUTURE`) makes it: moved by as much as that change moved its
+    /// own occurrence, with its length and its text.
+    static func applying(_ changes: [TaskRecord], to occurrence: TaskRecord) -> TaskRecord {
+        guard let original = occurrence.recurrenceID,
+            let change = changes.last(where: { ($0.recurrenceID ?? Int64.max) < original })
+        else { return occurrence }
+        var changed = change
+        let shift = change.dateStart - (change.recurrenceID ?? change.dateStart)
+        changed.dateStart = occurrence.dateStart + shift
+        changed.dateFinish = changed.dateStart + (change.dateFinish - change.dateStart)
+        changed.recurrenceID = original
+        changed.thisAndFuture = false
+        return changed
     }
 
     private func inWindow(_ start: Int64, _ finish: Int64) -> Bool {

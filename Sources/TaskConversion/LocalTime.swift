@@ -101,6 +101,16 @@ public struct LocalTime: Sendable {
     /// instants: it covers those dates from local midnight to local midnight in this zone
     /// (the dates are kept as UTC midnights in the task format).
     public func occupied(by record: TaskRecord) -> TimeSpan {
+        if record.floating, let readIn = record.timeZone.flatMap(CalendarZone.system),
+            let here = CalendarZone.system(zone), readIn != here
+        {
+            // Floating: the same wall-clock times wherever it is looked at.
+            return TimeSpan(
+                start: here.epoch(
+                    ofLocal: record.dateStart + Int64(readIn.offset(at: record.dateStart))),
+                finish: here.epoch(
+                    ofLocal: record.dateFinish + Int64(readIn.offset(at: record.dateFinish))))
+        }
         guard record.allDay else {
             return TimeSpan(start: record.dateStart, finish: record.dateFinish)
         }

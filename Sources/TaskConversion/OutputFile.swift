@@ -44,11 +44,13 @@ final class OutputFile {
     }
 
     func write(_ text: String) throws(Diagnostic) {
+        written += text.utf8.count
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= 1 << 16 { try flush() }
     }
 
     func write(bytes: [UInt8]) throws(Diagnostic) {
+        written += bytes.count
         buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 16 { try flush() }
     }
@@ -67,6 +69,75 @@ final class OutputFile {
             offset += written
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Bytes written so far.
+    private(set) var written = 0
+
+    /// Whether ``commit(replacingPrefix:with:)`` can rewrite the beginning (a file, not
+    /// standard output).
+    var canRewrite: Bool { temporary != nil }
+
+    /// Flushes, syncs and renames the temporary file over the target, with its first
+    /// `prefix` bytes replaced by `replacement` (what was known about the file's opening
+    /// only at its end): the rest is copied once into a new temporary file.
+    func commit(replacingPrefix prefix: Int, with replacement: [UInt8]) throws(Diagnostic) {
+        try flush()
+        guard let temporary, let target else { return try commit() }
+        let url = URL(fileURLWithPath: target)
+        var template = Array(
+            "\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).taskcal-XXXXXX"
+                .utf8CString)
+        let rewritten = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard rewritten >= 0 else {
+            throw Diagnostic(
+                .error, Location(file: displayPath),
+                "cannot rewrite the output file: \(String(cString: strerror(errno)))", code: .io)
+        }
+        fchmod(rewritten, 0o644)
+        let newPath = String(
+            decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        func fail() -> Diagnostic {
+            let reason = String(cString: strerror(errno))
+            close(rewritten)
+            unlink(newPath)
+            return Diagnostic(
+                .error, Location(file: displayPath), "cannot write: \(reason)", code: .io)
+        }
+        guard Self.writeAll(rewritten, replacement), lseek(descriptor, off_t(prefix), SEEK_SET) >= 0
+        else { throw fail() }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw fail() }
+            if count == 0 { break }
+            guard Self.writeAll(rewritten, Array(chunk[0..<count])) else { throw fail() }
+        }
+        done = true
+        close(descriptor)
+        unlink(temporary)
+        if fsync(rewritten) != 0 || close(rewritten) != 0 || rename(newPath, target) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(newPath)
+            throw Diagnostic(
+                .error, Location(file: displayPath), "cannot write: \(reason)", code: .io)
+        }
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += count
+        }
+        return true
     }
 
     /// Flushes, syncs and renames the temporary file over the target.

@@ -81,12 +81,15 @@ private func named(_ calendar: CalendarInfo, _ name: String?) -> CalendarInfo {
 }
 
 /// A JSON array of records; the object form `{"calendar": {…}, "records": […]}` when there
-/// is calendar data to keep (as known at the first record).
+/// is calendar data to keep. Calendar data found only after the first record (a zone a later
+/// event defines) is put in front when the file is committed.
 final class JSONRecordSink: RecordSink {
     private let output: OutputFile
     private let name: String?
     private var count = 0
-    private var objectForm = false
+    private var started = false
+    /// The opening written: its length, and the calendar data it holds.
+    private var prefix = (length: 0, calendar: CalendarInfo())
     var calendar = CalendarInfo()
 
     init(_ output: OutputFile, name: String?) {
@@ -94,27 +97,40 @@ final class JSONRecordSink: RecordSink {
         self.name = name
     }
 
-    private func begin() throws(Diagnostic) {
-        let info = named(calendar, name)
-        objectForm = !info.isEmpty
-        guard objectForm else { return }
+    private static func opening(_ info: CalendarInfo) -> String {
+        guard !info.isEmpty else { return "" }
         var writer = JSONWriter()
         info.write(to: &writer)
-        try output.write("{\"calendar\": " + writer.text + ",\n\"records\": ")
+        return "{\"calendar\": " + writer.text + ",\n\"records\": "
+    }
+
+    private func begin() throws(Diagnostic) {
+        started = true
+        let info = named(calendar, name)
+        let text = Self.opening(info)
+        try output.write(text)
+        prefix = (text.utf8.count, info)
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
-        if count == 0 { try begin() }
+        if !started { try begin() }
         try output.write(count == 0 ? "[\n" : ",\n")
         try output.write(record.jsonLine)
         count += 1
     }
 
     func finish() throws(Diagnostic) {
-        if count == 0 { try begin() }
+        if !started { try begin() }
+        let final = named(calendar, name)
+        let rewrite = final != prefix.calendar && output.canRewrite
+        let objectForm = !(rewrite ? final : prefix.calendar).isEmpty
         try output.write(count == 0 ? "[]" : "\n]")
         try output.write(objectForm ? "}\n" : "\n")
-        try output.commit()
+        if rewrite {
+            try output.commit(replacingPrefix: prefix.length, with: Array(Self.opening(final).utf8))
+        } else {
+            try output.commit()
+        }
     }
 
     func abandon() { output.abandon() }
@@ -125,6 +141,7 @@ final class NDJSONRecordSink: RecordSink {
     private let output: OutputFile
     private let name: String?
     private var started = false
+    private var prefix = (length: 0, calendar: CalendarInfo())
     var calendar = CalendarInfo()
 
     init(_ output: OutputFile, name: String?) {
@@ -132,10 +149,16 @@ final class NDJSONRecordSink: RecordSink {
         self.name = name
     }
 
+    private static func opening(_ info: CalendarInfo) -> String {
+        info.isEmpty ? "" : info.jsonLine + "\n"
+    }
+
     private func begin() throws(Diagnostic) {
         started = true
         let info = named(calendar, name)
-        if !info.isEmpty { try output.write(info.jsonLine + "\n") }
+        let text = Self.opening(info)
+        try output.write(text)
+        prefix = (text.utf8.count, info)
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
@@ -146,7 +169,12 @@ final class NDJSONRecordSink: RecordSink {
 
     func finish() throws(Diagnostic) {
         if !started { try begin() }
-        try output.commit()
+        let final = named(calendar, name)
+        if final != prefix.calendar && output.canRewrite {
+            try output.commit(replacingPrefix: prefix.length, with: Array(Self.opening(final).utf8))
+        } else {
+            try output.commit()
+        }
     }
 
     func abandon() { output.abandon() }
@@ -165,7 +193,17 @@ final class ICSRecordSink: RecordSink {
     /// `--uid-namespace`, when given; else each input file's own.
     private let namespace: String?
     private let namespaceOfFile: (String) -> String
-    var calendar = CalendarInfo()
+    /// The opening written: its length, and the calendar data it holds.
+    private var prefix = (length: 0, calendar: CalendarInfo())
+    var calendar = CalendarInfo() {
+        didSet {
+            // A zone the calendar defines may be found only now: records need it.
+            if calendar.icalComponents != oldValue.icalComponents {
+                writer.zones =
+                    (try? ZoneCatalog(calendar: named(calendar, name))) ?? writer.zones
+            }
+        }
+    }
 
     init(
         _ output: OutputFile, writer: EventWriter, name: String?,
@@ -178,9 +216,7 @@ final class ICSRecordSink: RecordSink {
         namespace = writer.uidScheme.namespace
     }
 
-    private func begin() throws(Diagnostic) {
-        started = true
-        let info = named(calendar, name)
+    private func opening(_ info: CalendarInfo) throws(Diagnostic) -> String {
         let header: Component
         do {
             writer.zones = try ZoneCatalog(calendar: info)
@@ -193,7 +229,15 @@ final class ICSRecordSink: RecordSink {
         var text = header.serialized()
         let end = "END:VCALENDAR\r\n"
         if text.hasSuffix(end) { text.removeLast(end.count) }
+        return text
+    }
+
+    private func begin() throws(Diagnostic) {
+        started = true
+        let info = named(calendar, name)
+        let text = try opening(info)
         try output.write(text)
+        prefix = (text.utf8.count, info)
         if let zone = writer.zone { zonesWritten.insert(zone) }
     }
 
@@ -245,7 +289,13 @@ final class ICSRecordSink: RecordSink {
             throw Diagnostic(.error, Location(file: output.displayPath), "\(error)")
         }
         try output.write("END:VCALENDAR\r\n")
-        try output.commit()
+        let final = named(calendar, name)
+        if final != prefix.calendar && output.canRewrite {
+            // Calendar data found after the first record (a zone a later event defines).
+            try output.commit(replacingPrefix: prefix.length, with: Array(try opening(final).utf8))
+        } else {
+            try output.commit()
+        }
     }
 
     func abandon() { output.abandon() }
