@@ -82,6 +82,17 @@ public struct CalendarZone: Sendable, Hashable {
         }
     }
 
+    /// Whether the wall-clock time of `epoch` here names more than one instant (the hour
+    /// repeated when clocks go back): readers do not agree which one it is (RFC 5545 and
+    /// zoneinfo take the first, libical the second).
+    public func isAmbiguous(at epoch: Int64) -> Bool {
+        guard case .utc = rules else {
+            let local = epoch + Int64(offset(at: epoch))
+            return LocalTimeRule.candidates(ofLocal: local) { offset(at: $0) }.count > 1
+        }
+        return false
+    }
+
     /// The wall-clock fields of `epoch` here, as a DATE-TIME with this zone's `TZID`.
     public func local(_ epoch: Int64) -> DateTimeValue {
         var value = DateTimeValue(localSeconds: epoch + Int64(offset(at: epoch)))
@@ -207,14 +218,18 @@ enum LocalTimeRule {
     /// The earliest instant whose offset makes it the wall-clock time `local`; in a gap, the
     /// wall-clock time read with the offset before the gap.
     static func epoch(ofLocal local: Int64, offset: (Int64) -> Int) -> Int64 {
+        let found = candidates(ofLocal: local, offset: offset)
+        return found.min() ?? local - Int64(offset(local - Int64(offset(local)) - 86_400))
+    }
+
+    /// Every instant whose wall-clock time is `local`: none in a gap, two in a repeated hour.
+    static func candidates(ofLocal local: Int64, offset: (Int64) -> Int) -> Set<Int64> {
         let guess = local - Int64(offset(local))
-        var best: Int64?
+        var found: Set<Int64> = []
         for probe in [guess - 86_400, guess, guess + 86_400] {
             let candidate = local - Int64(offset(probe))
-            if Int64(offset(candidate)) == local - candidate, candidate < best ?? Int64.max {
-                best = candidate
-            }
+            if Int64(offset(candidate)) == local - candidate { found.insert(candidate) }
         }
-        return best ?? local - Int64(offset(guess - 86_400))
+        return found
     }
 }

@@ -155,7 +155,11 @@ extension SystemZone {
             var text = rule.rrule(month: first.date.month, weekday: first.weekday)
             let last = onsets[members.last!]
             if last.date.year < lastYear {
-                text += ";UNTIL=" + DateTimeValue(utcEpoch: last.transition.instant).compactUTC
+                // Any UNTIL from the last onset to the next one ends the run. A day after the
+                // last is read right both as UTC (RFC 5545) and as local time (dateutil,
+                // which vobject uses, compares it with local onsets and would lose the last).
+                text +=
+                    ";UNTIL=" + DateTimeValue(utcEpoch: last.transition.instant + 86_400).compactUTC
             }
             result.append(
                 Observance(

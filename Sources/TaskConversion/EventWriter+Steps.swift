@@ -84,13 +84,13 @@ struct ComponentWriting {
         }
         guard let zone else { return DateTimeValue(utcEpoch: epoch) }
         // Before 1970 a written VTIMEZONE says nothing, and in the hour repeated when clocks
-        // go back a wall-clock time names two instants (readers take the first, RFC 5545
-        // §3.3.5): such instants are written in UTC.
+        // go back a wall-clock time names two instants (RFC 5545 and zoneinfo read the
+        // first, libical the second): such instants are written in UTC, which all agree on.
         if zone.systemZone != nil && epoch < SystemZone.coverageStart {
             return DateTimeValue(utcEpoch: epoch)
         }
         let local = zone.local(epoch)
-        if zone.epoch(of: local) == epoch { return local }
+        if zone.epoch(of: local) == epoch && !zone.isAmbiguous(at: epoch) { return local }
         return DateTimeValue(utcEpoch: epoch)
     }
 

@@ -9,6 +9,26 @@ private func available(_ command: String, _ arguments: [String]) -> Bool {
 }
 
 private let pythonJudges = available("python3", ["-c", "import icalendar, vobject"])
+
+/// libical's own whole-file parser as a judge: `Fixtures/libical_judge.c`, compiled once.
+private let libicalJudge: String? = {
+    let source = Taskcal.packageRoot.appendingPathComponent(
+        "Tests/EndToEndTests/Fixtures/libical_judge.c"
+    ).path
+    let binary = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "taskcal-libical-judge-\(getpid())"
+    ).path
+    let flags =
+        (try? Taskcal.execute(
+            "/usr/bin/env", ["pkg-config", "--cflags", "--libs", "libical"],
+            in: FileManager.default.temporaryDirectory
+        ).stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        ?? ["-lical"]
+    let compiled = try? Taskcal.execute(
+        "/usr/bin/env", ["cc", "-O1", "-o", binary, source] + flags.filter { !$0.isEmpty },
+        in: FileManager.default.temporaryDirectory)
+    return compiled?.status == 0 ? binary : nil
+}()
 private let calcurse = available("calcurse", ["--version"])
 /// In CI the judges must be there: a missing one fails instead of skipping.
 private let required = ProcessInfo.processInfo.environment["CI"] != nil
@@ -34,11 +54,95 @@ struct JudgeTests {
         let judge = Taskcal.packageRoot.appendingPathComponent(
             "Tests/EndToEndTests/Fixtures/judge.py"
         ).path
+        #expect(libicalJudge != nil || !required, "the libical judge did not compile")
         let result = try Taskcal.execute(
-            "/usr/bin/env", ["python3", judge, cli.path("out.ics"), Taskcal.sample(sample)],
-            in: cli.directory)
+            "/usr/bin/env",
+            ["python3", judge, cli.path("out.ics"), Taskcal.sample(sample)]
+                + (libicalJudge.map { [$0] } ?? []), in: cli.directory)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.hasPrefix("ok "))
+    }
+
+    @Test(
+        "the .ics samples, converted to JSON and back, are read right by every judge",
+        .enabled(
+            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"),
+        arguments: [
+            "google-export.ics", "outlook-export.ics", "google-recurring.ics",
+        ])
+    func icsSamples(sample: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        #expect(try cli.run(["convert", Taskcal.sample(sample), "-o", "records.json"]).status == 0)
+        #expect(try cli.run(["convert", "records.json", "-o", "records.ics"]).status == 0)
+        let judge = Taskcal.packageRoot.appendingPathComponent(
+            "Tests/EndToEndTests/Fixtures/judge.py"
+        ).path
+        let result = try Taskcal.execute(
+            "/usr/bin/env",
+            ["python3", judge, cli.path("records.ics"), cli.path("records.json")]
+                + (libicalJudge.map { [$0] } ?? []), in: cli.directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test(
+        "every zone, twice a year 1970–2037: local times as the tz database says; icalendar, vobject and libical read the VTIMEZONEs so",
+        .enabled(
+            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"))
+    func everyZone() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // The zones Python's zoneinfo knows (the system's tz database), independently listed.
+        let names = try Taskcal.execute(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import zoneinfo; print('\\n'.join(sorted(n for n in zoneinfo.available_timezones() if not n.startswith(('posix/', 'right/')) and n not in ('localtime', 'Factory'))))",
+            ], in: cli.directory
+        ).stdout.split(separator: "\n").map(String.init)
+        #expect(names.count > 500)
+        var lines: [String] = []
+        var id = 0
+        for name in names {
+            for year in 1970...2037 {
+                for month in [1, 7] {
+                    id += 1
+                    let start = Self.epoch(year: year, month: month, day: 15, hour: 12)
+                    lines.append(
+                        #"{"id": \#(id), "date_start": "\#(start)", "date_finish": "\#(start + 3600)", "name": "x", "time_zone": "\#(name)"}"#
+                    )
+                }
+            }
+        }
+        try cli.write("zones.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try cli.run(["convert", "zones.ndjson", "-o", "zones.ics"]).status == 0)
+        let judge = Taskcal.packageRoot.appendingPathComponent(
+            "Tests/EndToEndTests/Fixtures/zones_judge.py"
+        ).path
+        let result = try Taskcal.execute(
+            "/usr/bin/env",
+            ["python3", judge, cli.path("zones.ics"), cli.path("zones.ndjson")]
+                + (libicalJudge.map { [$0] } ?? []), in: cli.directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary =
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        print("zones: \(summary ?? [:])")
+        #expect(summary?["events"] as? Int == lines.count)
+        #expect((summary?["zones"] as? Int ?? 0) > 500)
+        #expect(summary?["problem count"] as? Int == 0, "\(summary?["problems"] ?? "")")
+        // Only a zone that changed by a whole day is beyond dateutil (vobject's zone code).
+        #expect(
+            (summary?["beyond dateutil"] as? [String] ?? []).allSatisfy { $0 == "Pacific/Apia" })
+    }
+
+    static func epoch(year: Int, month: Int, day: Int, hour: Int) -> Int64 {
+        var components = DateComponents()
+        (components.year, components.month, components.day, components.hour) = (
+            year, month, day, hour
+        )
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return Int64(calendar.date(from: components)!.timeIntervalSince1970)
     }
 
     @Test(

@@ -2,8 +2,17 @@
 """Independent judges: parse taskcal's .ics with Python's icalendar and vobject and compare
 every event with the task records it came from.
 
-usage: judge.py OUTPUT.ics RECORDS.json   -> prints "ok N events" or the differences; exit 1 on any
+usage: judge.py OUTPUT.ics RECORDS.json [LIBICAL_JUDGE]
+    -> prints "ok N events" or the differences; exit 1 on any
+
+Judges: Python's icalendar and vobject always; khal when it is installed (imported into a
+fresh vdir, listed in UTC); libical's own whole-file parser when the compiled
+libical_judge.c is given.
 """
+import os
+import shutil
+import subprocess
+import tempfile
 import base64
 import datetime as dt
 import json
@@ -139,6 +148,100 @@ def check_vobject(path, records, problems):
             problems.append(f"{where}: {len(alarms)} alarms, expected {len(enabled)}")
 
 
+def local_text(record, key):
+    """A floating record's wall-clock time, as its zone shows it: 20261123T230000."""
+    instant = dt.datetime.fromtimestamp(int(record[key]), tz=zoneinfo.ZoneInfo(record["time_zone"]))
+    return instant.strftime("%Y%m%dT%H%M%S")
+
+
+def check_libical(path, records, problems, judge):
+    """libical's whole-file parser reads the output: no X-LIC-ERROR, every event at its
+    instants (placed through the file's own VTIMEZONEs)."""
+    run = subprocess.run([judge, path], capture_output=True, text=True)
+    lines = run.stdout.splitlines()
+    if run.returncode != 0 or not lines:
+        problems.append(f"libical: exit {run.returncode}: {run.stdout[:200]} {run.stderr[:200]}")
+        return
+    summary = lines[-1].split()
+    if summary[3] != "0":
+        problems.append(f"libical: {summary[3]} X-LIC-ERROR(s) in taskcal's output")
+    events = [line.split() for line in lines[:-1] if line.startswith("VEVENT ")]
+    if len(events) != len(records):
+        problems.append(f"libical: {len(events)} events, expected {len(records)}")
+        return
+    for index, ((_, uid, start, end), record) in enumerate(zip(events, records)):
+        where = f"libical event {index}"
+        if record.get("all_day"):
+            want_start, want_end = f"date:{record['date_start']}", f"date:{record['date_finish']}"
+        elif record.get("floating"):
+            want_start = "floating:" + local_text(record, "date_start")
+            want_end = "floating:" + local_text(record, "date_finish")
+        else:
+            want_start, want_end = record["date_start"], record["date_finish"]
+        if start != want_start:
+            problems.append(f"{where}: DTSTART {start} != {want_start}")
+        if end == "-":
+            end = start  # DTSTART alone: no length
+        if end != want_end:
+            problems.append(f"{where}: end {end} != {want_end}")
+
+
+def check_khal(path, records, problems):
+    """khal imports the output into a fresh calendar and lists it in UTC."""
+    with tempfile.TemporaryDirectory() as home:
+        os.makedirs(os.path.join(home, "cal"))
+        config = os.path.join(home, "config")
+        with open(config, "w") as handle:
+            handle.write(f"""[calendars]
+[[main]]
+path = {home}/cal
+[locale]
+local_timezone = UTC
+default_timezone = UTC
+timeformat = %H:%M
+dateformat = %Y-%m-%d
+longdateformat = %Y-%m-%d
+datetimeformat = %Y-%m-%d %H:%M
+longdatetimeformat = %Y-%m-%d %H:%M
+[sqlite]
+path = {home}/khal.db
+""")
+        run = subprocess.run(["khal", "-c", config, "import", "--batch", path],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            problems.append(f"khal import: exit {run.returncode}: {run.stderr[:300]}")
+            return
+        starts = [int(r["date_start"]) for r in records]
+        first = dt.datetime.fromtimestamp(min(starts) - 86400 * 2, tz=UTC).strftime("%Y-%m-%d")
+        days = (max(int(r["date_finish"]) for r in records) - min(starts)) // 86400 + 5
+        run = subprocess.run(["khal", "-c", config, "list", "--format", "{uid}|{start}|{end}|{title}",
+                              first, f"{days}d"], capture_output=True, text=True)
+        listed = {}
+        for line in run.stdout.splitlines():
+            parts = line.split("|")
+            if len(parts) == 4:
+                listed.setdefault(parts[0], []).append(parts)
+        for index, record in enumerate(records):
+            uid = record.get("uid") or None
+            matches = [v for k, v in listed.items() if uid is None or k == uid]
+            if uid is not None and uid not in listed:
+                problems.append(f"khal: event {index} ({record['name'][:30]!r}) not listed")
+                continue
+            if uid is None:
+                continue
+            listed_starts = [entry[1] for entry in listed[uid]]
+            if record.get("all_day"):
+                want = dt.datetime.fromtimestamp(int(record["date_start"]), tz=UTC).strftime("%Y-%m-%d")
+            elif record.get("floating"):
+                want = dt.datetime.fromtimestamp(
+                    int(record["date_start"]), tz=zoneinfo.ZoneInfo(record["time_zone"])).strftime("%Y-%m-%d %H:%M")
+            else:
+                want = dt.datetime.fromtimestamp(int(record["date_start"]), tz=UTC).strftime("%Y-%m-%d %H:%M")
+            # A series and its moved occurrences share a UID: the wanted start is among them.
+            if want not in listed_starts:
+                problems.append(f"khal event {index}: start {want} not among {listed_starts[:4]}")
+
+
 def main():
     ics, records_path = sys.argv[1], sys.argv[2]
     with open(records_path, encoding="utf-8") as handle:
@@ -151,11 +254,18 @@ def main():
         records = [json.loads(line) for line in text.splitlines() if line]
         records = [r for r in records if "calendar" not in r]
     problems = []
-    for check in (check_icalendar, check_vobject):
+    checks = [check_icalendar, check_vobject]
+    if shutil.which("khal"):
+        checks.append(check_khal)
+    elif os.environ.get("CI"):
+        problems.append("khal is not installed (.ci/run installs it)")
+    if len(sys.argv) > 3:
+        checks.append(lambda ics, records, problems: check_libical(ics, records, problems, sys.argv[3]))
+    for check in checks:
         try:
             check(ics, records, problems)
         except Exception as error:  # a parser that throws is a failure too
-            problems.append(f"{check.__name__}: {type(error).__name__}: {error}")
+            problems.append(f"{getattr(check, '__name__', 'check')}: {type(error).__name__}: {error}")
     if problems:
         print("\n".join(problems))
         sys.exit(1)
