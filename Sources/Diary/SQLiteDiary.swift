@@ -14,31 +14,79 @@ import TaskModel
 /// overlap check and the write see the same state even with several processes; a second
 /// writer waits (busy timeout) rather than failing.
 public final class SQLiteDiary: DiaryStore {
-    private let pool: DatabasePool
+    private let pool: any DatabaseWriter
     public let path: String
     public let uidScheme: UIDScheme
 
     /// Opens (or creates) the diary at `path` and brings its schema up to date.
+    ///
+    /// A diary is private: a new file is made readable by its owner only (0600; SQLite gives
+    /// its `-wal` and `-shm` files the same mode), and new folders for it 0700.
     public init(path: String) throws(DiaryError) {
         self.path = path
         do {
             // A bare file name (`diary.sqlite`) lives in the current folder, which exists.
             let folder = (path as NSString).deletingLastPathComponent
-            if !folder.isEmpty {
+            if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
                 try FileManager.default.createDirectory(
-                    atPath: folder, withIntermediateDirectories: true)
+                    atPath: folder, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
+            }
+            if !FileManager.default.fileExists(atPath: path) {
+                let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                if descriptor >= 0 {
+                    fchmod(descriptor, 0o600)
+                    close(descriptor)
+                }
             }
             var configuration = Configuration()
             configuration.busyMode = .timeout(30)
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
-            let identity = try pool.read { db in
-                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'identity'")
-            }
-            uidScheme = UIDScheme(namespace: identity ?? path)
+            uidScheme = try Self.scheme(pool, fallback: path)
+        } catch let error as DiaryError {
+            throw error
         } catch {
-            throw .storage("cannot open the diary \(path): \(error)")
+            throw .storage("cannot open the diary \(path): \(Self.describe(error))")
         }
+    }
+
+    /// A diary that lives in memory only, for tests and fuzzing.
+    public init(inMemory: Void) throws(DiaryError) {
+        path = ":memory:"
+        do {
+            pool = try DatabaseQueue()
+            try Self.migrator.migrate(pool)
+            uidScheme = try Self.scheme(pool, fallback: path)
+        } catch {
+            throw .storage("cannot make a diary in memory: \(error)")
+        }
+    }
+
+    private static func scheme(_ database: any DatabaseWriter, fallback: String) throws -> UIDScheme
+    {
+        let identity = try database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'identity'")
+        }
+        return UIDScheme(namespace: identity ?? fallback)
+    }
+
+    /// What went wrong with the database, said plainly: a file that is no diary is named so.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+                return
+                    "the file is damaged or is no SQLite database (\(error.message ?? "\(error)"))"
+            case .SQLITE_FULL:
+                return "the disk is full; nothing was written"
+            case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
+                return "no permission to write it (\(error.message ?? "\(error)"))"
+            default:
+                return error.message ?? "\(error)"
+            }
+        }
+        return "\(error)"
     }
 
     static var migrator: DatabaseMigrator {
@@ -140,7 +188,7 @@ public final class SQLiteDiary: DiaryStore {
         } catch let error as DiaryError {
             throw error
         } catch {
-            throw .storage("cannot read the diary \(path): \(error)")
+            throw .storage("cannot read the diary \(path): \(Self.describe(error))")
         }
     }
 
@@ -150,7 +198,7 @@ public final class SQLiteDiary: DiaryStore {
         } catch let error as DiaryError {
             throw error
         } catch {
-            throw .storage("cannot write the diary \(path): \(error)")
+            throw .storage("cannot write the diary \(path): \(Self.describe(error))")
         }
     }
 

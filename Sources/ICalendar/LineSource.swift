@@ -27,7 +27,8 @@ public final class LineSource {
         self.buffer = [UInt8](repeating: 0, count: Self.blockSize)
     }
 
-    init(bytes: [UInt8]) {
+    /// Reads lines of `bytes` in memory.
+    public init(bytes: [UInt8]) {
         self.descriptor = nil
         self.buffer = bytes
         self.end = bytes.count

@@ -111,6 +111,24 @@ public enum Converter {
         return report
     }
 
+    /// Reads the records of `bytes` in memory (named `name` in messages) into `body`, as
+    /// ``read(inputs:options:_:)`` reads a file.
+    public static func read(
+        bytes: [UInt8], name: String, format: Format, options: ReadOptions,
+        _ body: (TaskRecord, Location) -> Void
+    ) -> ConversionReport {
+        var report = ConversionReport()
+        drain(
+            name, options: options, into: &report,
+            open: { () throws(Diagnostic) in
+                try openRecordSource(bytes: bytes, name: name, format: format, options: options)
+            }
+        ) { record, location, _ throws(Diagnostic) in
+            body(record, location)
+        }
+        return report
+    }
+
     /// Reads `inputs` and reports every problem without writing anything.
     public static func validate(inputs: [String], read: ReadOptions) -> ConversionReport {
         var report = ConversionReport()
@@ -125,6 +143,7 @@ public enum Converter {
     static func drain(
         _ input: String, options: ReadOptions, into report: inout ConversionReport,
         keepGoing: Bool = false,
+        open: (() throws(Diagnostic) -> any RecordSource)? = nil,
         _ body: (TaskRecord, Location, CalendarInfo) throws(Diagnostic) -> Void,
         done: (CalendarInfo) -> Void = { _ in }
     ) {
@@ -137,7 +156,11 @@ public enum Converter {
         }
         let source: any RecordSource
         do {
-            source = try openRecordSource(input, options: options)
+            if let open {
+                source = try open()
+            } else {
+                source = try openRecordSource(input, options: options)
+            }
         } catch {
             report.unreadableInputs += 1
             record(error)

@@ -69,6 +69,28 @@ public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagno
     return ReshapingSource(source, expansion: options.expansion, dropExtra: options.dropExtra)
 }
 
+/// A record source over `bytes` in memory, named `name` in messages: what a file of that
+/// format would give (the fuzz targets read this way).
+public func openRecordSource(
+    bytes: [UInt8], name: String, format: Format, options: ReadOptions
+) throws(Diagnostic) -> any RecordSource {
+    var options = options
+    if options.uidScheme.namespace == nil {
+        options.uidScheme.namespace = options.namespaceOfFile(name)
+    }
+    let plain: any RecordSource
+    switch format {
+    case .json: plain = CalendarCheckSource(try JSONRecordSource(data: Data(bytes), name: name))
+    case .ndjson: plain = CalendarCheckSource(NDJSONRecordSource(bytes: bytes, name: name))
+    case .ics:
+        plain = SubtaskNestingSource(
+            ICSRecordSource(bytes: bytes, name: name, options: options),
+            uidScheme: options.uidScheme)
+    }
+    if options.expansion == nil && !options.dropExtra { return plain }
+    return ReshapingSource(plain, expansion: options.expansion, dropExtra: options.dropExtra)
+}
+
 private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagnostic)
     -> any RecordSource
 {
@@ -116,8 +138,7 @@ final class JSONRecordSource: RecordSource {
     let warnings: [Diagnostic] = []
     let calendar: CalendarInfo
 
-    init(path: String) throws(Diagnostic) {
-        self.path = path
+    convenience init(path: String) throws(Diagnostic) {
         let data: Data
         do {
             if path == "-" {
@@ -129,6 +150,11 @@ final class JSONRecordSource: RecordSource {
             throw Diagnostic(
                 .error, Location(file: path), "cannot read: \(Self.reason(error))", code: .io)
         }
+        try self.init(data: data, name: path)
+    }
+
+    init(data: Data, name path: String) throws(Diagnostic) {
+        self.path = path
         do {
             let file = try TaskJSON.decodeFile(data)
             results = file.records
@@ -240,6 +266,11 @@ final class NDJSONRecordSource: RecordSource {
         }
     }
 
+    init(bytes: [UInt8], name: String) {
+        path = name
+        lines = LineSource(bytes: bytes)
+    }
+
     func next() throws(Diagnostic) -> SourceItem? {
         while true {
             let line: [UInt8]
@@ -319,6 +350,14 @@ final class ICSRecordSource: RecordSource {
         digest = ICSDigest(
             path: path, reader: reader, options: options,
             lookahead: path == "-" ? nil : ICSLookahead.zones(in: path))
+    }
+
+    init(bytes: [UInt8], name: String, options: ReadOptions) {
+        path = name
+        reader = ICalendarReader(bytes: bytes)
+        digest = ICSDigest(
+            path: name, reader: reader, options: options,
+            lookahead: { ICSLookahead.zones(of: LineSource(bytes: bytes)) })
     }
 
     func next() throws(Diagnostic) -> SourceItem? {
@@ -544,6 +583,13 @@ enum ICSLookahead {
     static func zones(in path: String) -> @Sendable () -> [UInt8]? {
         {
             guard let lines = try? LineSource(path: path) else { return nil }
+            return zones(of: lines)
+        }
+    }
+
+    /// The `VTIMEZONE` blocks of the lines of `lines`.
+    static func zones(of lines: LineSource) -> [UInt8]? {
+        do {  // a line past the limit ends the look ahead; the reader reports it in turn
             var result: [UInt8] = []
             var inside = false
             var number = 0

@@ -1,0 +1,28 @@
+import Diary
+import FuzzSupport
+import TaskConversion
+import TaskModel
+
+/// `diary import`: the records of .ics or JSON into a fresh diary (in memory), all or
+/// nothing and with --skip-conflicts, then the diary's own check.
+@_cdecl("FuzzDiaryImport_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
+    -> CInt
+{
+    FuzzDriver.run(argc, argv) { bytes in
+        guard let first = bytes.first else { return }
+        let format: Format = first % 2 == 0 ? .ics : .json
+        var incoming: [IncomingRecord] = []
+        _ = Converter.read(
+            bytes: Array(bytes.dropFirst()), name: "input", format: format,
+            options: ReadOptions(floatingZone: "UTC")
+        ) { record, location in
+            incoming.append(IncomingRecord(record, source: location.description))
+        }
+        guard let diary = try? SQLiteDiary(inMemory: ()) else { return }
+        _ = try? diary.importRecords(
+            incoming, skipConflicts: first & 2 != 0, newIDs: first & 4 != 0)
+        _ = try? diary.check()
+        _ = try? diary.allEntries()
+    }
+}

@@ -1,0 +1,13 @@
+import FuzzSupport
+import TaskConversion
+
+/// The JSON and NDJSON readers to records (and the records written back).
+@_cdecl("FuzzJSON_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
+    -> CInt
+{
+    FuzzDriver.run(argc, argv) { bytes in
+        FuzzDriver.readAndWrite(bytes, format: .json, options: ReadOptions())
+        FuzzDriver.readAndWrite(bytes, format: .ndjson, options: ReadOptions())
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import TaskConversion
+import TaskModel
+
+/// Runs libFuzzer over one body: each target's entry calls ``run(_:_:body:)``.
+///
+/// SwiftPM gives an executable its own entry point, which hides libFuzzer's `main`; the
+/// targets hand control to libFuzzer's `LLVMFuzzerRunDriver` instead. libFuzzer calls back a
+/// C function, which calls the body the target registered (one per process).
+public enum FuzzDriver {
+    nonisolated(unsafe) static var body: ([UInt8]) -> Void = { _ in }
+
+    /// Registers `body` and runs libFuzzer with the command line.
+    public static func run(
+        _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        body: @escaping ([UInt8]) -> Void
+    ) -> CInt {
+        self.body = body
+        var count = argc
+        var arguments = argv
+        return runDriver(&count, &arguments, testOneInput)
+    }
+
+    /// The records of `bytes` read as `format` (problems are not failures: bad input is what
+    /// fuzzing feeds), then written back to .ics and JSON in memory.
+    public static func readAndWrite(_ bytes: [UInt8], format: Format, options: ReadOptions) {
+        var records: [TaskRecord] = []
+        _ = Converter.read(bytes: bytes, name: "input", format: format, options: options) {
+            record, _ in records.append(record)
+        }
+        write(records)
+    }
+
+    /// Writes `records` as iCalendar and JSON, in memory.
+    public static func write(_ records: [TaskRecord]) {
+        let writer = EventWriter(timestamp: 0)
+        var buffer: [UInt8] = []
+        for record in records {
+            _ = record.jsonLine
+            guard let components = try? writer.components(for: record) else { continue }
+            for component in components { component.serialize(into: &buffer) }
+        }
+    }
+}
+
+typealias TestOneInput = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func runDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: TestOneInput
+) -> CInt
+
+/// The function libFuzzer calls for each input (also the symbol its runtime expects).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    FuzzDriver.body(bytes)
+    return 0
+}

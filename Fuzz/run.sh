@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Fuzz/run.sh TARGET SECONDS [JOBS]
+#
+# Builds the fuzz targets (libFuzzer, AddressSanitizer and LeakSanitizer) and runs TARGET for
+# SECONDS. TARGET is one of FuzzICS, FuzzJSON, FuzzExpand, FuzzDiaryImport, or "all" (each in
+# turn for SECONDS). The seed corpus comes from Samples/, the test fixtures and, when it has
+# been fetched, the real-world corpus (.corpus-cache/); what the fuzzer learns stays in
+# Fuzz/corpus/TARGET (not committed). A crash, a leak, an input that takes more than 5 seconds
+# (-timeout) or more than 2 GB with AddressSanitizer's overhead (-rss_limit_mb) stops the run
+# with exit 1; the input is kept in Fuzz/findings/TARGET/ and becomes a regression test in
+# Tests/TaskConversionTests/Fixtures/fuzz/.
+#
+# Prints one summary line per target: executions, coverage (edges), corpus size, findings.
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$(cd .. && pwd)
+
+target=${1:-}
+seconds=${2:-60}
+jobs=${3:-1}
+targets=(FuzzICS FuzzJSON FuzzExpand FuzzDiaryImport)
+if [ -z "$target" ]; then
+    echo "usage: Fuzz/run.sh TARGET|all SECONDS [JOBS]   (targets: ${targets[*]})" >&2
+    exit 2
+fi
+[ "$target" = all ] || targets=("$target")
+
+# One build for all targets: release, with coverage and the sanitizers on every Swift module.
+swift build -c release --scratch-path .build-fuzz \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 |
+    grep -E "error|warning: unre|Compiling|Build complete" | grep -v "^\[" || true
+binaries=.build-fuzz/release
+
+seed() {
+    # Seeds by format: iCalendar for the .ics targets, JSON for the JSON target; the expand and
+    # diary targets read a leading byte that chooses the format.
+    local dir=$1 kind=$2
+    mkdir -p "$dir"
+    [ -n "$(ls -A "$dir" 2>/dev/null)" ] && return
+    local files=()
+    case $kind in
+    ics) mapfile -t files < <(find "$root/Samples" "$root/Tests" -name '*.ics'
+        [ -d "$root/.corpus-cache" ] && find "$root/.corpus-cache" -name '*.ics' -size -64k) ;;
+    json) mapfile -t files < <(find "$root/Samples" "$root/Tests" -name '*.json' -o -name '*.ndjson' -size -64k) ;;
+    esac
+    local index=0
+    for file in "${files[@]}"; do
+        index=$((index + 1))
+        case $3 in
+        plain) cp "$file" "$dir/seed-$index" ;;
+        prefixed) { printf '\x00\x11\x22\x33\x44\x00\x00\x00'; cat "$file"; } >"$dir/seed-$index" ;;
+        chooser) { printf '\x00'; cat "$file"; } >"$dir/seed-$index" ;;
+        esac
+    done
+}
+
+status=0
+for name in "${targets[@]}"; do
+    corpus=corpus/$name
+    findings=findings/$name
+    mkdir -p "$corpus" "$findings"
+    case $name in
+    FuzzICS) seed "$corpus" ics plain ;;
+    FuzzJSON) seed "$corpus" json plain ;;
+    FuzzExpand) seed "$corpus" ics prefixed ;;
+    FuzzDiaryImport) seed "$corpus" ics chooser ;;
+    esac
+    log=$(mktemp)
+    set +e
+    "$binaries/$name" "$corpus" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+        -max_len=65536 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
+        -artifact_prefix="$findings/" >"$log" 2>&1
+    result=$?
+    set -e
+    if [ "$jobs" -gt 1 ]; then cat fuzz-*.log >>"$log" 2>/dev/null || true; rm -f fuzz-*.log; fi
+    executions=$({ grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" || true; } |
+        awk '{s+=$2} END {print s+0}')
+    coverage=$({ grep -Eo 'cov: [0-9]+' "$log" || true; } | awk '{c=$2} END {print c+0}')
+    found=$(find "$findings" -type f | wc -l)
+    echo "$name: $seconds s, $executions executions, coverage ${coverage:-0} edges," \
+        "corpus $(ls "$corpus" | wc -l) inputs, findings $found"
+    if [ $result -ne 0 ] || [ "$found" -gt 0 ]; then
+        echo "$name: the fuzzer stopped with exit $result; see below and $findings/" >&2
+        grep -E "ERROR|SUMMARY|Test unit written|timeout|leak" "$log" | head -20 >&2
+        status=1
+    fi
+    rm -f "$log"
+done
+exit $status
