@@ -225,6 +225,41 @@ enum Rules {
     }
 }
 
+/// The entries of a store, indexed for the collision checks of an import: single entries in a
+/// ``SpanIndex``, repeating ones compared occurrence by occurrence.
+struct StoreIndex {
+    private let singles: [TaskRecord]
+    private let series: [TaskRecord]
+    private var index: SpanIndex
+    /// The latest finish of a single entry that takes up time.
+    let lastFinish: Int64?
+
+    init(_ existing: [TaskRecord]) {
+        singles = existing.filter { $0.occupiesTime && $0.recurrence == nil }
+        series = existing.filter { $0.occupiesTime && $0.recurrence != nil }
+        index = SpanIndex(
+            singles.enumerated().map { (TimeSpan(start: $1.dateStart, finish: $1.dateFinish), $0) })
+        for position in singles.indices { index.activate(position) }
+        lastFinish = singles.map(\.dateFinish).max()
+    }
+
+    /// The entries `record` (with these occurrences) collides with, at most ten.
+    func collisions(of record: TaskRecord, occurrences: [TaskRecord]) -> [TaskRecord] {
+        var found: [TaskRecord] = []
+        for occurrence in occurrences {
+            let span = TimeSpan(start: occurrence.dateStart, finish: occurrence.dateFinish)
+            if let (other, _) = index.firstOverlap(with: span), singles[other].id != record.id {
+                found.append(singles[other])
+                if found.count >= 10 { break }
+            }
+        }
+        for other in series where other.id != record.id {
+            if !Expansion.collisions(record, other, limit: 1).isEmpty { found.append(other) }
+        }
+        return found
+    }
+}
+
 /// A diary's identity: a random UUID, made once when the store is created.
 enum DiaryIdentity {
     static func make() -> String { "diary-" + UUID().uuidString.lowercased() }

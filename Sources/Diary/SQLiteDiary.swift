@@ -257,7 +257,6 @@ public final class SQLiteDiary: DiaryStore {
         mine: TaskRecord, other: TaskRecord
     )] {
         guard record.occupiesTime else { return [] }
-        var found: [(mine: TaskRecord, other: TaskRecord)] = []
         // Habits that start before this entry ends (all of them for a habit, which repeats).
         let series = try Row.fetchAll(
             db.cachedStatement(
@@ -269,12 +268,8 @@ public final class SQLiteDiary: DiaryStore {
                 record.id, record.recurrence == nil ? record.dateFinish : Int64.max,
             ]
         ).map { row throws in try Self.record(row) }
-        for other in series {
-            if let pair = Expansion.collisions(record, other, limit: 1).first { found.append(pair) }
-        }
-        if record.recurrence == nil {
-            found += try singles(overlapping: record, db).map { (record, $0) }
-        } else {
+        var occurrences = [record]
+        if record.recurrence != nil {
             // Each occurrence against the single entries, up to the last of them.
             let last =
                 try Int64.fetchOne(
@@ -283,12 +278,23 @@ public final class SQLiteDiary: DiaryStore {
             let end =
                 Expansion.lastFinish(of: record)
                 ?? max(last, record.dateStart + Expansion.habitHorizon)
-            for occurrence in Expansion.occupying(
+            occurrences = Expansion.occupying(
                 record, in: record.dateStart..<max(end, record.dateStart + 1))
-            {
-                found += try singles(overlapping: occurrence, db).map { (occurrence, $0) }
-                if found.count >= 10 { break }
-            }
+        }
+        return try collisions(of: record, occurrences: occurrences, series: series, db)
+    }
+
+    /// ``collisions(of:_:)`` for a record whose occurrences are known, against these habits.
+    static func collisions(
+        of record: TaskRecord, occurrences: [TaskRecord], series: [TaskRecord], _ db: Database
+    ) throws -> [(mine: TaskRecord, other: TaskRecord)] {
+        var found: [(mine: TaskRecord, other: TaskRecord)] = []
+        for other in series where other.id != record.id {
+            if let pair = Expansion.collisions(record, other, limit: 1).first { found.append(pair) }
+        }
+        for occurrence in occurrences {
+            found += try singles(overlapping: occurrence, db).map { (occurrence, $0) }
+            if found.count >= 10 { break }
         }
         return found.sorted {
             ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id)
@@ -383,8 +389,13 @@ public final class SQLiteDiary: DiaryStore {
     ) throws(DiaryError) -> ImportResult {
         try write { db in
             let next = try Self.freshID(db)
+            let series = try Row.fetchAll(
+                db, sql: "SELECT id, record FROM entry WHERE repeats = 1 ORDER BY id"
+            ).map { row throws in try Self.record(row) }
+            let lastFinish = try Int64.fetchOne(
+                db, sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1")
             let plan = try ImportPlan(
-                records, newIDs: newIDs, nextID: next,
+                records, newIDs: newIDs, nextID: next, storeLastFinish: lastFinish,
                 idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in
                     do { return try Self.find(id, db) } catch let error as DiaryError
                         where error == .notFound(id)
@@ -392,10 +403,17 @@ public final class SQLiteDiary: DiaryStore {
                         return nil
                     } catch { throw .storage("\(error)") }
                 },
-                storeCollisions: { (record: TaskRecord) throws(DiaryError) -> [TaskRecord] in
-                    do { return try Self.collisions(of: record, db).map(\.other) } catch {
-                        throw .storage("\(error)")
-                    }
+                storeCollisions: {
+                    (record: TaskRecord, occurrences: [TaskRecord]) throws(DiaryError)
+                        -> [TaskRecord] in
+                    do {
+                        return try Self.collisions(
+                            of: record, occurrences: occurrences,
+                            series: series.filter {
+                                record.recurrence != nil || $0.dateStart < record.dateFinish
+                            }, db
+                        ).map(\.other)
+                    } catch { throw .storage("\(error)") }
                 })
             if !plan.problems.isEmpty && !skipConflicts {
                 throw DiaryError.importRefused(plan.problems)

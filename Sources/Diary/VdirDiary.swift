@@ -318,11 +318,15 @@ public final class VdirDiary: DiaryStore {
             let existing = try load().map(\.record)
             let byID = Dictionary(
                 existing.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let store = StoreIndex(existing)
             let plan = try ImportPlan(
                 records, newIDs: newIDs, nextID: try freshID(existing),
+                storeLastFinish: store.lastFinish,
                 idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in byID[id] },
-                storeCollisions: { (record: TaskRecord) throws(DiaryError) -> [TaskRecord] in
-                    Rules.collisions(of: record, in: existing).map(\.other)
+                storeCollisions: {
+                    (record: TaskRecord, occurrences: [TaskRecord]) throws(DiaryError)
+                        -> [TaskRecord] in
+                    store.collisions(of: record, occurrences: occurrences)
                 })
             if !plan.problems.isEmpty && !skipConflicts { throw .importRefused(plan.problems) }
             // Write everything under temporary names, list them, then rename.

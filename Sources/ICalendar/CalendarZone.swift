@@ -195,14 +195,15 @@ final class DefinedZone: Sendable, Hashable {
         for observance in observances {
             guard observance.kind == .standard || observance.kind == .daylight else { continue }
             dates += observance.properties(named: "RDATE").count
+            let onset = observance.firstProperty(named: "DTSTART").map {
+                icalproperty_get_dtstart($0.pointer)
+            }
             for rule in observance.properties(named: "RRULE") {
-                let parsed = icalproperty_get_rrule(rule.pointer)
-                guard parsed.freq == ICAL_YEARLY_RECURRENCE else {
-                    throw refuse(
-                        "has an observance that repeats more often than yearly (\(rule.text))")
+                guard let onset, icaltime_is_null_time(onset) == 0 else {
+                    throw refuse("has an observance with a rule and no DTSTART")
                 }
-                guard RecurrenceRule.maximumPerYear(rule.text) <= 2 else {
-                    throw refuse("has an observance that changes more than twice a year")
+                if let problem = RecurrenceRule.zoneRuleProblem(rule.text, start: onset) {
+                    throw refuse("has an observance that \(problem)")
                 }
             }
         }

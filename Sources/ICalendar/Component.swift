@@ -356,7 +356,12 @@ final class LineMap {
     let begin: Int
     /// Each line libical holds a property for: its name (upper-cased), line number and the
     /// unfolded line as written, in file order.
-    var properties: [(name: String, line: Int, raw: [UInt8])] = []
+    var properties: [(name: String, line: Int, raw: [UInt8])] = [] {
+        didSet { index = nil }
+    }
+    /// Positions in `properties` by name, built on the first look-up: a component with
+    /// 20,000 `ATTENDEE` lines is looked up in linear time, not quadratic.
+    private var index: [String: [Int]]?
     var children: [LineMap] = []
     /// Lines the reader kept as written and never gave libical (see
     /// ``ICalendarReader/interpretedProperties``), in file order.
@@ -384,14 +389,15 @@ final class LineMap {
     func entry(ofProperty name: String, occurrence: Int) -> (
         name: String, line: Int, raw: [UInt8]
     )? {
-        var last: (name: String, line: Int, raw: [UInt8])?
-        var count = 0
-        for entry in properties where entry.name == name {
-            if count == occurrence { return entry }
-            last = entry
-            count += 1
+        if index == nil {
+            var built: [String: [Int]] = [:]
+            for (position, entry) in properties.enumerated() {
+                built[entry.name, default: []].append(position)
+            }
+            index = built
         }
-        return last
+        guard let positions = index?[name], let last = positions.last else { return nil }
+        return properties[occurrence < positions.count ? positions[occurrence] : last]
     }
 }
 

@@ -283,7 +283,7 @@ public final class ICalendarReader {
                     calendarCount > 0 ? .malformedLine : .noCalendarData, line: number,
                     calendarCount > 0
                         ? "expected BEGIN:VCALENDAR, found '\(Self.excerpt(line))'"
-                        : "not an iCalendar file: expected BEGIN:VCALENDAR, found '\(Self.excerpt(line))'"
+                        : Self.notCalendar(line)
                 )
             }
             // A property after the calendar's END (seen: a cache note): kept with the calendar.
@@ -404,7 +404,7 @@ public final class ICalendarReader {
             guard !strict, Self.calendarComponents.contains(component) else {
                 throw ICalendarError(
                     .noCalendarData, line: number,
-                    "not an iCalendar file: expected BEGIN:VCALENDAR, found BEGIN:\(component)")
+                    Self.notCalendar(Array("BEGIN:\(component)".utf8)))
             }
             // Python's icalendar and libical read a bare component; so does taskcal, saying so.
             sawBareComponent = true
@@ -712,6 +712,19 @@ public final class ICalendarReader {
     /// libical's message, with the edge-whitespace markers shown as what they stand for.
     private static func clean(_ message: String) -> String {
         EdgeWhitespace.restore(message)
+    }
+
+    /// Why a file whose first line (past blank ones) is `line` is no iCalendar file; a file
+    /// whose lines end in CR alone (classic Mac OS) is named as such.
+    public static func notCalendar(_ line: [UInt8]) -> String {
+        if line.contains(0x0D) {
+            return
+                "not an iCalendar file as read: its lines end in CR alone (classic Mac OS); iCalendar lines end in CRLF or LF (convert it first: tr '\\r' '\\n' < FILE > FIXED.ics)"
+        }
+        let text = excerpt(line)
+        return text.hasPrefix("BEGIN:")
+            ? "not an iCalendar file: expected BEGIN:VCALENDAR, found \(text)"
+            : "not an iCalendar file: expected BEGIN:VCALENDAR, found '\(text)'"
     }
 
     static func excerpt(_ line: [UInt8]) -> String {

@@ -8,7 +8,10 @@ public struct Expansion: Sendable {
     /// The half-open window, Unix seconds: an occurrence is in it when it overlaps it (an
     /// occurrence of no length, when it starts in it).
     public var window: Range<Int64>
-    /// Most occurrences one series gives; past it the series is cut short with a warning.
+    /// Most occurrences all series give together (``defaultLimit`` unless raised with
+    /// `--max-occurrences`); past it a series is cut short, and later ones left out, with a
+    /// warning. It bounds the time and memory of every command that expands: a 1 KB rule
+    /// that repeats every second would otherwise fill the disk.
     public var limit: Int
     /// UIDs derived from ids, to match changed occurrences to their series.
     public var uidScheme: UIDScheme
@@ -17,7 +20,8 @@ public struct Expansion: Sendable {
 
     /// Creates an expansion over `window`.
     public init(
-        window: Range<Int64>, limit: Int = 100_000, uidScheme: UIDScheme = UIDScheme(),
+        window: Range<Int64>, limit: Int = Expansion.defaultLimit,
+        uidScheme: UIDScheme = UIDScheme(),
         zones: ZoneCatalog = ZoneCatalog()
     ) {
         self.window = window
@@ -25,6 +29,9 @@ public struct Expansion: Sendable {
         self.uidScheme = uidScheme
         self.zones = zones
     }
+
+    /// The standard ``limit``: 100,000 occurrences, over 270 years of a daily entry.
+    public static let defaultLimit = 100_000
 
     /// What an expansion gives: the occurrences and warnings (series cut short).
     public struct Result: Sendable {
@@ -65,6 +72,10 @@ public struct Expansion: Sendable {
                 }
             }
         }
+        var expanded = 0
+        var work = RecurrenceRule.Work(limit * Self.stepsPerOccurrence)
+        var leftOut: [TaskRecord] = []
+        var stopped: RecurrenceRule.Cut?
         for (record, tag) in items {
             guard record.recurrence != nil else {
                 if record.unscheduled || inWindow(record.dateStart, record.dateFinish) {
@@ -72,8 +83,16 @@ public struct Expansion: Sendable {
                 }
                 continue
             }
+            guard stopped == nil else {
+                leftOut.append(record)
+                continue
+            }
             do {
-                let (occurrences, truncated) = try self.occurrences(of: record)
+                let (occurrences, cut) = try self.occurrences(
+                    of: record, limit: limit - expanded, work: &work)
+                expanded += occurrences.count
+                if expanded >= limit { stopped = .limit }
+                if work.isExhausted { stopped = .work }
                 let skip = changed[key(record)] ?? []
                 let changes = (future[key(record)] ?? []).sorted {
                     ($0.recurrenceID ?? 0) < ($1.recurrenceID ?? 0)
@@ -81,9 +100,9 @@ public struct Expansion: Sendable {
                 for occurrence in occurrences where !skip.contains(occurrence.recurrenceID ?? 0) {
                     result.append((Self.applying(changes, to: occurrence), tag))
                 }
-                if truncated {
+                if let cut {
                     warnings.append(
-                        "'\(record.name)' (id \(record.id)) repeats more than \(limit) times in the window; only the first \(limit) are used"
+                        "'\(record.name)' (id \(record.id)) is cut short after \(occurrences.count) occurrence\(occurrences.count == 1 ? "" : "s"): \(reason(cut))"
                     )
                 }
             } catch {
@@ -97,7 +116,26 @@ public struct Expansion: Sendable {
                 }
             }
         }
+        if let first = leftOut.first, let stopped {
+            let others =
+                leftOut.count == 1 ? "" : " and \(leftOut.count - 1) later repeating entries"
+            warnings.append(
+                "'\(first.name)' (id \(first.id))\(others) left out: \(reason(stopped))")
+        }
         return (result, warnings)
+    }
+
+    /// Steps of libical's iterator allowed for each occurrence the limit allows: a rule may
+    /// match one step in ten on average before the expansion's work runs out.
+    public static let stepsPerOccurrence = 10
+
+    private func reason(_ cut: RecurrenceRule.Cut) -> String {
+        switch cut {
+        case .limit:
+            "the expansion reached its limit of \(limit) occurrences (raise it with --max-occurrences, or choose a shorter window)"
+        case .work:
+            "the expansion ran out of work (\(limit * Self.stepsPerOccurrence) steps of the rules' iterators: a rule that steps every second or minute and matches rarely, or one that matches nothing for years); choose a shorter window or raise --max-occurrences"
+        }
     }
 
     /// A window for records with no window given: from the earliest start to a year past the
@@ -116,15 +154,32 @@ public struct Expansion: Sendable {
     public func occurrences(of record: TaskRecord) throws(ICalendarError) -> (
         [TaskRecord], truncated: Bool
     ) {
+        var work = RecurrenceRule.Work(limit * Self.stepsPerOccurrence)
+        let (found, cut) = try occurrences(of: record, limit: limit, work: &work)
+        return (found, cut != nil)
+    }
+
+    /// The occurrences of one repeating record that overlap the window, ascending, at most
+    /// ``limit`` of them, within `work` (shared by the caller's expansions), and why they stop
+    /// short if they do.
+    public func occurrences(
+        of record: TaskRecord, work: inout RecurrenceRule.Work
+    ) throws(ICalendarError) -> ([TaskRecord], cut: RecurrenceRule.Cut?) {
+        try occurrences(of: record, limit: limit, work: &work)
+    }
+
+    private func occurrences(
+        of record: TaskRecord, limit: Int, work: inout RecurrenceRule.Work
+    ) throws(ICalendarError) -> ([TaskRecord], cut: RecurrenceRule.Cut?) {
         guard let recurrence = record.recurrence, !record.unscheduled else {
-            return ([record], false)
+            return ([record], nil)
         }
         let length = record.dateFinish - record.dateStart
         // An occurrence that starts before the window may still reach into it.
         let lower = window.lowerBound == Int64.min ? window.lowerBound : window.lowerBound - length
         let search = min(lower, window.upperBound)..<window.upperBound
         var starts: [Int64] = []
-        var truncated = false
+        var cut: RecurrenceRule.Cut?
         if let rule = recurrence.rule {
             let start: DateTimeValue
             var zone: CalendarZone?
@@ -140,8 +195,8 @@ public struct Expansion: Sendable {
             } else {
                 start = DateTimeValue(utcEpoch: record.dateStart)
             }
-            (starts, truncated) = try RecurrenceRule.occurrences(
-                of: rule, start: start, zone: zone, in: search, limit: limit)
+            (starts, cut) = try RecurrenceRule.occurrences(
+                of: rule, start: start, zone: zone, in: search, limit: limit, work: &work)
         } else if search.contains(record.dateStart) {
             starts = [record.dateStart]
         }
@@ -149,15 +204,21 @@ public struct Expansion: Sendable {
         var all = Set(starts).union(recurrence.rdates.filter { search.contains($0) })
         all.subtract(excluded)
         var result: [TaskRecord] = []
-        for start in all.sorted() where inWindow(start, start + length) {
+        let sorted = all.sorted()
+        for start in sorted where inWindow(start, start + length) {
             var occurrence = record
             occurrence.dateStart = start
             occurrence.dateFinish = start + length
             occurrence.recurrence = nil
             occurrence.recurrenceID = start
             result.append(occurrence)
+            // RDATEs count against the limit as the rule's dates do.
+            if result.count == limit {
+                if start != sorted.last { cut = cut ?? .limit }
+                break
+            }
         }
-        return (result, truncated)
+        return (result, cut)
     }
 
     /// An occurrence as the latest change of this and every later occurrence before it

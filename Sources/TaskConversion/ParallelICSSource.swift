@@ -247,7 +247,7 @@ final class ParallelICSSource: RecordSource {
                 close()
                 fatal = Diagnostic(
                     .error, Location(file: path, line: number),
-                    "not an iCalendar file: expected BEGIN:VCALENDAR, found '\(String(decoding: line.prefix(60), as: UTF8.self))'",
+                    ICalendarReader.notCalendar(line),
                     code: .structure)
                 finishedReading = true
                 break
@@ -256,7 +256,7 @@ final class ParallelICSSource: RecordSource {
                 close()
                 fatal = Diagnostic(
                     .error, Location(file: path, line: number),
-                    "not an iCalendar file: expected BEGIN:VCALENDAR, found BEGIN:\(word.name)",
+                    ICalendarReader.notCalendar(Array("BEGIN:\(word.name)".utf8)),
                     code: .structure)
                 finishedReading = true
                 break

@@ -62,11 +62,18 @@ public struct ReportEntry: Sendable, Hashable {
 /// The overlap report: every pair of entries whose times intersect.
 public struct OverlapReport: Sendable {
     public var entries: [ReportEntry]
+    /// The pairs listed: the first ``limit`` of them.
     public var overlaps: [Overlap]
+    /// How many overlapping pairs there are in all, listed or not.
+    public var total: Int
+
+    /// Most pairs a report lists unless told otherwise (`--max-pairs`): a file of 5,000
+    /// entries in one slot has 12.5 million pairs, which nobody reads and no disk wants.
+    public static let defaultLimit = 10_000
 
     /// Finds the overlaps among `entries`, limited to `window` when given (entries outside it
-    /// are left out; shared times are cut to it).
-    public init(entries: [ReportEntry], window: TimeSpan? = nil) {
+    /// are left out; shared times are cut to it), listing at most `limit` pairs.
+    public init(entries: [ReportEntry], window: TimeSpan? = nil, limit: Int = defaultLimit) {
         var kept = entries
         if let window {
             kept = entries.filter {
@@ -75,7 +82,10 @@ public struct OverlapReport: Sendable {
                         && $0.span.start < window.finish)
             }
         }
-        var found = OverlapSweep.overlaps(kept.map(\.span))
+        // Entries that each meet the window and overlap each other share an instant inside it
+        // (intervals on a line that meet pairwise have a common point), so clipping to the
+        // window drops no pair and the total stays exact.
+        var (found, total) = OverlapSweep.overlaps(kept.map(\.span), limit: limit)
         if let window {
             found = found.compactMap { overlap in
                 guard let shared = overlap.shared.intersection(window) else { return nil }
@@ -86,7 +96,11 @@ public struct OverlapReport: Sendable {
         }
         self.entries = kept
         self.overlaps = found
+        self.total = total
     }
+
+    /// How many pairs exist that the report does not list.
+    public var unlisted: Int { total - overlaps.count }
 
     /// `[{"first": RECORD, "second": RECORD, "overlap_start": "…", "overlap_finish": "…"}, …]`,
     /// one pair a line; times are Unix seconds as strings, like the task format. Written piece
@@ -125,7 +139,8 @@ public struct OverlapReport: Sendable {
                 "No overlaps among \(entries.count) entr\(entries.count == 1 ? "y" : "ies").\n")
         }
         write(
-            "\(overlaps.count) overlap\(overlaps.count == 1 ? "" : "s") among \(entries.count) entries (times in \(time.zone)):\n"
+            "\(Self.grouped(total)) overlap\(total == 1 ? "" : "s") among \(Self.grouped(entries.count)) entries (times in \(time.zone))"
+                + (unlisted > 0 ? "; the first \(Self.grouped(overlaps.count)) listed" : "") + ":\n"
         )
         var currentDay: LocalTime.Day?
         for overlap in overlaps {
@@ -148,6 +163,11 @@ public struct OverlapReport: Sendable {
             }
             write(out)
         }
+        if unlisted > 0 {
+            write(
+                "\n… and \(Self.grouped(unlisted)) more overlapping pair\(unlisted == 1 ? "" : "s") (list more with --max-pairs)\n"
+            )
+        }
     }
 
     public static func range(_ span: TimeSpan, _ time: LocalTime) -> String {
@@ -163,6 +183,17 @@ public struct OverlapReport: Sendable {
         return "\(minutes / 60) h \(minutes % 60) min"
     }
 
+    /// `3540` as `3,540`: counts people read.
+    public static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out += "," }
+            out.append(digit)
+        }
+        return (number < 0 ? "-" : "") + out
+    }
+
     public static func weekdayName(_ weekday: Int) -> String {
         ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][weekday - 1]
     }
@@ -175,11 +206,15 @@ public struct Agenda: Sendable {
     /// One row of the day.
     public struct Slot: Sendable {
         public var span: TimeSpan
-        public var records: [TaskRecord]
+        /// Positions in ``Agenda/records``: an entry spanning the day is held once, not once
+        /// an hour (100,000 occurrences in 25 rows would be 2.5 million record copies).
+        public var entries: [Int]
     }
 
     public var day: LocalTime.Day
     public var slots: [Slot]
+    /// The day's entries, by start.
+    public var records: [TaskRecord]
     let time: LocalTime
 
     /// The agenda of `day` in `time`'s zone: consecutive hours from midnight to midnight (23 or
@@ -193,25 +228,30 @@ public struct Agenda: Sendable {
         var start = whole.start
         while start < whole.finish {
             let finish = min(start + 3600, whole.finish)
-            slots.append(Slot(span: TimeSpan(start: start, finish: finish), records: []))
+            slots.append(Slot(span: TimeSpan(start: start, finish: finish), entries: []))
             start = finish
         }
         let sorted = records.sorted {
             ($0.dateStart, $0.dateFinish, $0.id) < ($1.dateStart, $1.dateFinish, $1.id)
         }
-        for record in sorted {
+        for (position, record) in sorted.enumerated() {
             let span = time.occupied(by: record)
             for index in slots.indices {
                 let slot = slots[index].span
                 if span.overlaps(slot)
                     || (span.isEmpty && slot.start <= span.start && span.start < slot.finish)
                 {
-                    slots[index].records.append(record)
+                    slots[index].entries.append(position)
                 }
             }
         }
         self.slots = slots
+        self.records = sorted
     }
+
+    /// Most entries one row of the JSON agenda lists; a row with more says how many more in
+    /// `"more"`.
+    public static let jsonEntriesPerRow = 1_000
 
     /// A row's label: `14:00–15:00`, with the UTC offset when the day has a clock change
     /// (so the two 02:00–03:00 rows of a 25-hour day can be told apart).
@@ -234,14 +274,21 @@ public struct Agenda: Sendable {
         let rows = slots.map { slot in
             var label = JSONWriter()
             label.string(self.label(slot))
+            let more = slot.entries.count - Self.jsonEntriesPerRow
             return
                 "{\"start\": \"\(slot.span.start)\", \"finish\": \"\(slot.span.finish)\", \"label\": \(label.text), "
-                + "\"entries\": [" + slot.records.map(\.jsonLine).joined(separator: ", ") + "]}"
+                + "\"entries\": ["
+                + slot.entries.prefix(Self.jsonEntriesPerRow).map { records[$0].jsonLine }.joined(
+                    separator: ", ") + "]" + (more > 0 ? ", \"more\": \(more)" : "") + "}"
         }
         return "[\n" + rows.joined(separator: ",\n") + "\n]\n"
     }
 
-    /// The day screen: one row an hour, entries as blocks with their times and names.
+    /// Most entries one row of the day screen shows; the rest are counted ("… and 3,540 more").
+    public static let entriesPerRow = 12
+
+    /// The day screen: one row an hour, entries as blocks with their times and names (at
+    /// most ``entriesPerRow`` a row).
     public func text(style: Style) -> String {
         var out =
             style.bold("\(OverlapReport.weekdayName(day.weekday)) \(day)")
@@ -250,12 +297,17 @@ public struct Agenda: Sendable {
         for slot in slots {
             let label = self.label(slot)
             let padded = label + String(repeating: " ", count: width - label.count)
-            let blocks = slot.records.map { record -> String in
+            var blocks = slot.entries.prefix(Self.entriesPerRow).map { position -> String in
+                let record = records[position]
                 let times =
                     record.allDay ? "all day" : OverlapReport.range(time.occupied(by: record), time)
                 let note =
                     record.status == .cancelled ? " (cancelled)" : record.free ? " (free)" : ""
                 return style.cyan("[\(times) \(record.name)\(note)]")
+            }
+            if slot.entries.count > Self.entriesPerRow {
+                let more = OverlapReport.grouped(slot.entries.count - Self.entriesPerRow)
+                blocks.append(style.dim("… and \(more) more"))
             }
             out +=
                 style.dim(padded) + (blocks.isEmpty ? " │" : " │ " + blocks.joined(separator: " "))

@@ -64,21 +64,37 @@ public enum OverlapSweep {
     /// Every overlapping pair of `spans`, in the order the overlaps begin (ties: by the
     /// earlier interval). Empty intervals overlap nothing.
     public static func overlaps(_ spans: [TimeSpan]) -> [Overlap] {
+        overlaps(spans, limit: Int.max).pairs
+    }
+
+    /// The first `limit` overlapping pairs of `spans` (in the order of
+    /// ``overlaps(_:)-([TimeSpan])``) and how many there are in all.
+    ///
+    /// Counting needs no pairs: when the sweep reaches a start, each interval still running
+    /// overlaps it, so the count grows by the heap's size. 5,000 entries in one slot make
+    /// 12,497,500 pairs, counted in milliseconds and never held in memory.
+    public static func overlaps(_ spans: [TimeSpan], limit: Int) -> (pairs: [Overlap], total: Int) {
         let order = spans.indices.filter { !spans[$0].isEmpty }.sorted {
             (spans[$0].start, spans[$0].finish, $0) < (spans[$1].start, spans[$1].finish, $1)
         }
         var running = Heap<Running>()
         var result: [Overlap] = []
+        var total = 0
         var group: [Int] = []
         for (rank, index) in order.enumerated() {
             let span = spans[index]
             while let earliest = running.min, earliest.finish <= span.start {
                 running.removeMin()
             }
+            total += running.count
+            guard result.count < limit else {
+                running.insert(Running(finish: span.finish, rank: rank))
+                continue
+            }
             group.removeAll(keepingCapacity: true)
             for item in running.unordered { group.append(item.rank) }
             group.sort()
-            for otherRank in group {
+            for otherRank in group.prefix(limit - result.count) {
                 let other = order[otherRank]
                 result.append(
                     Overlap(
@@ -88,6 +104,6 @@ public enum OverlapSweep {
             }
             running.insert(Running(finish: span.finish, rank: rank))
         }
-        return result
+        return (result, total)
     }
 }

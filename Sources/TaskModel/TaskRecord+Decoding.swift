@@ -97,6 +97,15 @@ struct Fields {
         do {
             return try container.decode(Int64.self, forKey: FieldKey(name))
         } catch {
+            // A number past 2^63 (or with a fraction) decodes as a Double but not an Int64.
+            if let number = try? container.decode(Double.self, forKey: FieldKey(name)),
+                number.rounded() == number
+            {
+                throw Problem(
+                    field: "",
+                    "\(number < 0 ? "-" : "")\(number.magnitude >= 1e19 ? "a number of \(Int(log10(number.magnitude)) + 1) digits" : "the number") is out of range; expected a whole number from -9223372036854775808 to 9223372036854775807"
+                )
+            }
             throw Problem(field: "", "expected a whole number")
         }
     }

@@ -125,6 +125,14 @@ struct Convert: ParsableCommand {
             valueName: "from..to"))
     var expand: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --expand: the most occurrences written, all repeating entries together.",
+            discussion:
+                "Past it, the series that reaches it is cut short and later ones are left out, each with a warning. The limit keeps an entry that repeats every second from filling the disk.",
+            valueName: "n"))
+    var maxOccurrences: Int = Expansion.defaultLimit
+
     @Flag(
         help:
             "Leave out the .ics lines the task format has no field for (ical_extra), reading and writing."
@@ -148,7 +156,8 @@ struct Convert: ParsableCommand {
         guard parts.count == 2, let from = time.parse(parts[0]), let to = time.parse(parts[1]),
             from < to
         else { return nil }
-        return Expansion(window: from..<to, uidScheme: UIDScheme(domain: uidDomain))
+        return Expansion(
+            window: from..<to, limit: maxOccurrences, uidScheme: UIDScheme(domain: uidDomain))
     }
 
     func validate() throws {
@@ -173,6 +182,7 @@ struct Convert: ParsableCommand {
                 "--report, --force and --fail-fast belong to batch mode (--output-dir)")
         }
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if maxOccurrences < 1 { throw ValidationError("--max-occurrences must be at least 1") }
         if uidDomain.isEmpty || uidDomain.contains(where: { $0.isWhitespace || $0 == "@" }) {
             throw ValidationError("--uid-domain '\(uidDomain)' is not a domain such as example.org")
         }

@@ -207,7 +207,9 @@ struct DiaryCommand: ParsableCommand {
                 // In a window, habits are listed as their occurrences there.
                 let window =
                     (lower ?? Timestamp.range.lowerBound)..<(upper ?? Timestamp.range.upperBound)
-                records = Expansion(window: window).expand(records).records.sorted {
+                let expansion = Expansion(window: window).expand(records)
+                expansion.warnings.forEach { Console.note("warning: " + $0) }
+                records = expansion.records.sorted {
                     ($0.dateStart, $0.dateFinish, $0.id) < ($1.dateStart, $1.dateFinish, $1.id)
                 }
             }

@@ -24,10 +24,21 @@ struct ReportInputs: ParsableArguments {
     @Flag(help: "Refuse unclear .ics input instead of reading it with a warning (see convert).")
     var strict = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The most occurrences of repeating entries considered, all together.",
+            discussion:
+                "Past it, later occurrences are left out with a warning.",
+            valueName: "n"))
+    var maxOccurrences: Int = Expansion.defaultLimit
+
     @Option(help: "text for people (default), json for scripts.")
     var format: ReportFormat = .text
 
-    func validate() throws { try Zone.validate(tz) }
+    func validate() throws {
+        try Zone.validate(tz)
+        if maxOccurrences < 1 { throw ValidationError("--max-occurrences must be at least 1") }
+    }
 
     var time: LocalTime { Zone.time(tz) }
 
@@ -57,9 +68,10 @@ struct ReportInputs: ParsableArguments {
             window: window.map {
                 max($0.lowerBound, Timestamp.range.lowerBound + margin) - margin..<min(
                     $0.upperBound, Timestamp.range.upperBound - margin) + margin
-            } ?? Expansion.defaultWindow(for: items.map(\.0)))
+            } ?? Expansion.defaultWindow(for: items.map(\.0)), limit: maxOccurrences)
         let (occurrences, warnings) = expansion.expand(items)
-        if format != .json { warnings.forEach(Console.note) }
+        // Said even with --format json (on standard error): a report cut short must say so.
+        warnings.forEach { Console.note("warning: " + $0) }
         for (record, location) in occurrences { body(record, location) }
     }
 
@@ -133,6 +145,14 @@ struct Overlaps: ParsableCommand {
     @Flag(help: "Count cancelled entries and those that show as free too.")
     var includeFree = false
 
+    @Option(
+        help: ArgumentHelp(
+            "List at most this many overlapping pairs (all are counted).",
+            discussion:
+                "Past it the text report ends with \"… and N more\"; the JSON report lists the first N and standard error says how many there are in all.",
+            valueName: "n"))
+    var maxPairs: Int = OverlapReport.defaultLimit
+
     @Flag(help: .hidden) var timing = false
 
     func validate() throws {
@@ -142,6 +162,7 @@ struct Overlaps: ParsableCommand {
         if let to, options.time.parse(to) == nil {
             throw ValidationError("--to '\(to)' is not a time; \(timeForms)")
         }
+        if maxPairs < 1 { throw ValidationError("--max-pairs must be at least 1") }
     }
 
     func run() throws {
@@ -167,19 +188,25 @@ struct Overlaps: ParsableCommand {
                 start: from.flatMap(time.parse) ?? Timestamp.range.lowerBound,
                 finish: to.flatMap(time.parse) ?? Timestamp.range.upperBound)
         }
-        let report = OverlapReport(entries: entries, window: window)
+        let report = OverlapReport(entries: entries, window: window, limit: maxPairs)
         let found = clock.now
         switch options.format {
-        case .json: report.json(to: { print($0, terminator: "") })
+        case .json:
+            report.json(to: { print($0, terminator: "") })
+            if report.unlisted > 0 {
+                Console.note(
+                    "warning: listed the first \(report.overlaps.count) of \(report.total) overlapping pairs; list more with --max-pairs"
+                )
+            }
         case .text:
             report.text(in: time, style: .forStandardOutput(), to: { print($0, terminator: "") })
         }
         if timing {
             Console.note(
-                "timing: read \(read - started), overlaps \(found - read), output \(clock.now - found); \(entries.count) entries, \(report.overlaps.count) overlaps"
+                "timing: read \(read - started), overlaps \(found - read), output \(clock.now - found); \(entries.count) entries, \(report.total) overlaps"
             )
         }
-        if !report.overlaps.isEmpty { throw ExitCode(1) }
+        if report.total > 0 { throw ExitCode(1) }
     }
 }
 

@@ -27,6 +27,17 @@ private func bruteForcePairs(_ records: [(id: Int, start: Int, finish: Int)]) ->
     return pairs
 }
 
+/// Counts as the text report groups them (`12,497,500`).
+enum OverlapCount {
+    static func grouped(_ number: Int) -> String {
+        let digits = Array(String(number))
+        return String(
+            digits.enumerated().flatMap { index, digit in
+                index > 0 && (digits.count - index) % 3 == 0 ? [",", digit] : [digit]
+            })
+    }
+}
+
 private func reportedPairs(_ json: String) throws -> Set<String> {
     let array = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [[String: Any]]
     return Set(
@@ -54,10 +65,25 @@ struct ReportCommandTests {
         try cli.run(["convert", "entries.json", "-o", "entries.ics"])
         let expected = bruteForcePairs(records)
         for file in ["entries.json", "entries.ics"] {
-            let result = try cli.run(["overlaps", file, "--format", "json"])
+            let result = try cli.run([
+                "overlaps", file, "--format", "json", "--max-pairs", "1000000",
+            ])
             #expect(result.status == (expected.isEmpty ? 0 : 1))
             #expect(try reportedPairs(result.stdout) == expected, "\(file)")
         }
+        // By default the first 10,000 are listed and all are counted.
+        let capped = try cli.run([
+            "overlaps", "entries.json", "--format", "json", "--max-pairs", "100",
+        ])
+        #expect(capped.status == 1)
+        let listed = try reportedPairs(capped.stdout)
+        #expect(listed.count == min(100, expected.count) && listed.isSubset(of: expected))
+        #expect(
+            capped.stderr.contains("listed the first 100 of \(expected.count) overlapping pairs"))
+        let text = try cli.run(["overlaps", "entries.json", "--max-pairs", "100", "--tz", "UTC"])
+        #expect(
+            text.stdout.contains(
+                "… and \(OverlapCount.grouped(expected.count - 100)) more overlapping pairs"))
     }
 
     @Test("several files at once, mixed formats")
