@@ -67,8 +67,10 @@ for name in "${targets[@]}"; do
     esac
     log=$(mktemp)
     set +e
+    parallel=()
+    [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
     "$binaries/$name" "$corpus" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
-        -max_len=65536 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
+        -max_len=65536 "${parallel[@]}" -print_final_stats=1 \
         -artifact_prefix="$findings/" >"$log" 2>&1
     result=$?
     set -e

@@ -159,8 +159,21 @@ final class DefinedZone: Sendable, Hashable {
         }
     }
 
+    /// Seconds in 400 Gregorian years, after which every yearly rule repeats exactly.
+    private static let gregorianCycle: Int64 = 146_097 * 86_400
+    /// 2500-01-01T00:00Z: libical expands a zone's changes only up to 2582 and, asked about a
+    /// later year, expands them all again on every call (seconds each). Instants from here
+    /// on are read 400 years (or a multiple) earlier, where the same rules give the same
+    /// offset.
+    private static let lastExpandedInstant: Int64 = 16_725_225_600
+
     func offset(at epoch: Int64) -> Int {
-        withZone { pointer in
+        var epoch = epoch
+        if epoch >= Self.lastExpandedInstant {
+            epoch -=
+                ((epoch - Self.lastExpandedInstant) / Self.gregorianCycle + 1) * Self.gregorianCycle
+        }
+        return withZone { pointer in
             var time = icaltime_from_timet_with_zone(time_t(epoch), 0, nil)
             var daylight: Int32 = 0
             return Int(icaltimezone_get_utc_offset_of_utc_time(pointer, &time, &daylight))

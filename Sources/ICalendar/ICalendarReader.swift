@@ -213,6 +213,12 @@ public final class ICalendarReader {
             if lineNumber == 1, physical.starts(with: [0xEF, 0xBB, 0xBF]) {
                 physical.removeFirst(3)  // a UTF-8 byte-order mark
             }
+            if lineNumber == 1, let wide = Self.wideEncoding(physical) {
+                throw ICalendarError(
+                    .invalidEncoding, line: 1,
+                    "the file is \(wide), not UTF-8 as iCalendar must be (RFC 5545 §3.1.4); re-encode it, for example with iconv -f \(wide) -t UTF-8"
+                )
+            }
             if physical.contains(0) {
                 throw ICalendarError(
                     .invalidEncoding, line: lineNumber, "the line contains a NUL byte")
@@ -301,6 +307,14 @@ public final class ICalendarReader {
                 calendarProperties[name] = String(decoding: line[valueStart...], as: UTF8.self)
             }
             calendarLines.append(RawLine(line: number, bytes: line))
+            return nil
+        }
+        if valueStart == nil, line.contains(UInt8(ascii: ":")), line.contains(UInt8(ascii: "\"")) {
+            // The only ':' is inside a quoted parameter value that is never closed: libical
+            // would take the rest of the line, parameters and all, as the value. Left out as
+            // libical's own rejects are (a warning, an error under --strict).
+            lineMaps.last?.unreadable.append(
+                (RawLine(line: number, bytes: line), "a quoted parameter value is not closed"))
             return nil
         }
         if name == "X-LIC-ERROR" {
@@ -449,6 +463,14 @@ public final class ICalendarReader {
                 .unbalancedComponents, line: number, "END:\(component) without a BEGIN")
         }
         var line = line
+        if open.name == "VCALENDAR" && Self.strayEnds.contains(component) && !strict {
+            // `END:VEVENT` with no VEVENT open would end the whole calendar: it closes nothing.
+            // (A name that is no component, `END:VCALENDARD`, still ends the calendar.)
+            note(
+                number, "END:\(component) closes nothing (no BEGIN:\(component) is open); left out",
+                .structure)
+            return nil
+        }
         if open.name != component {
             guard !strict else {
                 throw ICalendarError(
@@ -726,6 +748,29 @@ public final class ICalendarReader {
             ? "not an iCalendar file: expected BEGIN:VCALENDAR, found \(text)"
             : "not an iCalendar file: expected BEGIN:VCALENDAR, found '\(text)'"
     }
+
+    /// The name of the wide encoding a first line is in (by its byte-order mark, or the zero
+    /// bytes ASCII text has in UTF-16), or `nil`.
+    static func wideEncoding(_ line: [UInt8]) -> String? {
+        let head = Array(line.prefix(4))
+        if head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return "UTF-32LE" }
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return "UTF-32BE" }
+        if head.starts(with: [0xFF, 0xFE]) { return "UTF-16LE" }
+        if head.starts(with: [0xFE, 0xFF]) { return "UTF-16BE" }
+        if head.count == 4, head[0] != 0, head[1] == 0, head[2] != 0, head[3] == 0 {
+            return "UTF-16LE"
+        }
+        if head.count == 4, head[0] == 0, head[1] != 0, head[2] == 0, head[3] != 0 {
+            return "UTF-16BE"
+        }
+        return nil
+    }
+
+    /// Components an `END` inside the calendar itself cannot mean to close the calendar with.
+    public static let strayEnds: Set<String> = [
+        "VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VALARM", "VTIMEZONE", "STANDARD",
+        "DAYLIGHT", "VAVAILABILITY", "AVAILABLE", "VLOCATION", "VRESOURCE", "PARTICIPANT",
+    ]
 
     static func excerpt(_ line: [UInt8]) -> String {
         let text = String(decoding: line.prefix(60), as: UTF8.self)

@@ -222,6 +222,17 @@ final class ParallelICSSource: RecordSource {
                 sawCalendarData = true
                 continue
             }
+            if word.isEnd && depth == 1 && ICalendarReader.strayEnds.contains(word.name)
+                && !options.strict
+            {
+                // As the one-thread reader: an END of nothing open does not end the calendar.
+                warn(
+                    Diagnostic(
+                        .warning, Location(file: path, line: number),
+                        "END:\(word.name) closes nothing (no BEGIN:\(word.name) is open); left out",
+                        code: .structure))
+                continue
+            }
             if word.isEnd && depth == 1 {
                 close()
                 depth = 0

@@ -231,6 +231,18 @@ final class ZoneResolver {
         let key = "\(tzid)\u{0}\(year)"
         if let known = matches[key] { return known }
         let samples = Self.samples(of: zone, year: year)
+        // A zone with one offset all year is that offset (Etc/UTC, Etc/GMT-3), not the first
+        // place that happens to keep it (Africa/Sao_Tome for +00:00).
+        if let offset = samples.first?.offset, samples.allSatisfy({ $0.offset == offset }),
+            offset % 3600 == 0, abs(offset) <= 14 * 3600
+        {
+            let hours = -offset / 3600
+            let name = offset == 0 ? "Etc/UTC" : "Etc/GMT\(hours > 0 ? "+" : "")\(hours)"
+            if SystemZone.named(name) != nil {
+                matches[key] = .some(name)
+                return name
+            }
+        }
         let found = Self.candidates.first { name in
             guard let system = SystemZone.named(name) else { return false }
             return samples.allSatisfy { system.offset(at: $0.instant) == $0.offset }

@@ -27,6 +27,7 @@ public enum TaskJSON {
     /// The records of a JSON file: an array of records, a single record object, or the object
     /// form `{"calendar": {…}, "records": […]}`. A UTF-8 byte-order mark is skipped.
     public static func decodeFile(_ data: Data) throws(SyntaxError) -> File {
+        if let problem = encodingProblem(data) { throw problem }
         let data = withoutByteOrderMark(data)
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         do {
@@ -60,6 +61,7 @@ public enum TaskJSON {
     public static func decodeLine(_ data: Data) throws(SyntaxError) -> Result<
         TaskRecord, RecordProblems
     > {
+        if let problem = encodingProblem(data) { throw problem }
         do {
             return try JSONDecoder().decode(Lossy.self, from: withoutByteOrderMark(data)).result
         } catch {
@@ -77,6 +79,7 @@ public enum TaskJSON {
 
     /// One line of NDJSON, which may be `{"calendar": {…}}`.
     public static func decodeNDJSONLine(_ data: Data) throws(SyntaxError) -> Line {
+        if let problem = encodingProblem(data) { throw problem }
         let data = withoutByteOrderMark(data)
         do {
             let object = try JSONDecoder().decode(FileObject.self, from: data)
@@ -84,9 +87,81 @@ public enum TaskJSON {
                 if let problems = object.problems { return .invalidCalendar(problems) }
                 return .calendar(object.calendar ?? CalendarInfo())
             }
-            return .record(object.records.first!)
+            guard object.records.count == 1, let record = object.records.first else {
+                // `{"records": […]}` is the object form of a whole file, not a line.
+                throw SyntaxError(
+                    line: nil,
+                    message:
+                        "expected one task record ({…}) on each line of NDJSON (or {\"calendar\": {…}} on the first); {\"records\": […]} belongs in a .json file"
+                )
+            }
+            return .record(record)
+        } catch let error as SyntaxError {
+            throw error
         } catch {
             throw syntaxError(error, in: data)
+        }
+    }
+
+    /// Why `data` is not UTF-8 JSON text as RFC 8259 requires, said so that the file can be
+    /// fixed: UTF-16 or UTF-32 (by their byte-order marks or zero bytes), a NUL byte, or the
+    /// first byte that is not UTF-8 (a Latin-1 `é`), with its line and column.
+    static func encodingProblem(_ data: Data) -> SyntaxError? {
+        let head = Array(data.prefix(4))
+        func wide(_ name: String) -> SyntaxError {
+            SyntaxError(
+                line: 1,
+                message:
+                    "the file is \(name), not UTF-8 as JSON must be; re-encode it, for example with iconv -f \(name) -t UTF-8"
+            )
+        }
+        if head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return wide("UTF-32LE") }
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return wide("UTF-32BE") }
+        if head.starts(with: [0xFF, 0xFE]) { return wide("UTF-16LE") }
+        if head.starts(with: [0xFE, 0xFF]) { return wide("UTF-16BE") }
+        if head.count == 4, head[0] != 0, head[1] == 0, head[2] != 0, head[3] == 0 {
+            return wide("UTF-16LE")
+        }
+        if head.count == 4, head[0] == 0, head[1] != 0, head[2] == 0, head[3] != 0 {
+            return wide("UTF-16BE")
+        }
+        return data.withUnsafeBytes { bytes -> SyntaxError? in
+            var line = 1
+            var column = 1
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == 0 {
+                    return SyntaxError(
+                        line: line, message: "a NUL byte at column \(column); JSON text has none")
+                }
+                if byte < 0x80 {
+                    if byte == 0x0A {
+                        line += 1
+                        column = 1
+                    } else {
+                        column += 1
+                    }
+                    index += 1
+                    continue
+                }
+                let length =
+                    byte >= 0xC2 && byte <= 0xDF
+                    ? 2 : byte >= 0xE0 && byte <= 0xEF ? 3 : byte >= 0xF0 && byte <= 0xF4 ? 4 : 0
+                let end = index + length
+                guard length > 0, end <= bytes.count,
+                    String(validating: bytes[index..<end], as: UTF8.self) != nil
+                else {
+                    return SyntaxError(
+                        line: line,
+                        message:
+                            "byte 0x\(String(byte, radix: 16, uppercase: true)) at column \(column) is not UTF-8, which JSON must be; re-encode the file, for example with iconv -f LATIN1 -t UTF-8"
+                    )
+                }
+                column += 1
+                index = end
+            }
+            return nil
         }
     }
 
@@ -98,8 +173,9 @@ public enum TaskJSON {
     /// "not valid JSON"; JSONSerialization says "around character N", which is turned into
     /// a line and column here.
     private static func syntaxError(_ error: any Error, in data: Data) -> SyntaxError {
+        let parsed: Any
         do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
             let text =
                 (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
@@ -119,13 +195,31 @@ public enum TaskJSON {
                 }
                 let reason = text[..<range.lowerBound].replacingOccurrences(
                     of: " around ", with: "")
+                // One line (NDJSON, or a file on one line): the caller names the line.
+                let place =
+                    data.contains(0x0A) ? "line \(line), column \(column)" : "column \(column)"
+                return SyntaxError(line: line, message: "not valid JSON: \(reason) at \(place)")
+            }
+            if text.contains("end of file") || text.contains("Unexpected end") {
+                let lines =
+                    data.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 } - (data.last == 0x0A ? 1 : 0)
                 return SyntaxError(
-                    line: line,
-                    message: "not valid JSON: \(reason) at line \(line), column \(column)")
+                    line: lines,
+                    message:
+                        "not valid JSON: the text ends before the JSON does (a ] or } missing, or the file cut short)"
+                )
             }
             return SyntaxError(line: nil, message: "not valid JSON: \(text)")
         }
-        return SyntaxError(line: nil, message: "not valid JSON: \(error)")
+        let found =
+            parsed is [Any]
+            ? "an array"
+            : parsed is String
+                ? "a string"
+                : parsed is NSNull
+                    ? "null" : parsed is NSNumber ? "a number or true/false" : "something else"
+        return SyntaxError(
+            line: nil, message: "expected a JSON object (a task record), found \(found)")
     }
 
     /// A top-level object: the object form of a file (`calendar`, `records`), the calendar

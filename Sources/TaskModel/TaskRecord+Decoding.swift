@@ -39,6 +39,11 @@ struct FieldReader {
             problems.append(Problem(field: name, "missing; this field is required"))
             return nil
         }
+        // `null` is no value: reading it as absent would leave a required field unset.
+        guard has(name) else {
+            problems.append(Problem(field: name, "is null; this field is required"))
+            return nil
+        }
         return optional(name, read)
     }
 
@@ -81,7 +86,18 @@ struct Fields {
         do {
             return try container.decode(String.self, forKey: FieldKey(name))
         } catch {
-            throw Problem(field: "", "expected a string")
+            let key = FieldKey(name)
+            let other =
+                (try? container.decode(Double.self, forKey: key)) != nil
+                || (try? container.decode(Bool.self, forKey: key)) != nil
+                || (try? container.nestedUnkeyedContainer(forKey: key)) != nil
+                || (try? container.nestedContainer(keyedBy: FieldKey.self, forKey: key)) != nil
+            throw Problem(
+                field: "",
+                other
+                    ? "expected a string"
+                    : "is not valid text (a \\u escape of half a UTF-16 pair, such as \\uD800, is no character); expected a string"
+            )
         }
     }
 
@@ -328,8 +344,12 @@ extension TaskRecord: Decodable {
         let parameters = reader.optional("ical_parameters") { try $0.stringObject($1) }
         let components = reader.optional("ical_components") { try $0.strings($1) }
         try reader.finish()
+        guard let id, let start, let finish, let name else {
+            // Unreachable while `required` reports every field it leaves unset; never a crash.
+            throw RecordProblems([Problem(field: "", "a required field has no value")])
+        }
         self.init(
-            id: id!, dateStart: start!, dateFinish: finish!, name: name!, description: description,
+            id: id, dateStart: start, dateFinish: finish, name: name, description: description,
             uid: uid, allDay: allDay ?? false, status: status, free: free ?? false,
             attachments: attachments ?? [], alarms: alarms ?? [])
         self.kind = kind
@@ -385,8 +405,11 @@ extension Person {
             }
         }
         try reader.finish()
+        guard let address else {
+            throw RecordProblems([Problem(field: "address", "has no value")])
+        }
         self.init(
-            address: address!, name: name,
+            address: address, name: name,
             parameters: (parameters ?? [:]).map { ($0.key, $0.value) })
     }
 }
@@ -504,8 +527,11 @@ extension Alarm {
                 Problem(field: "trigger_at", "give either trigger or trigger_at, not both"))
         }
         try reader.finish()
+        guard let action, let trigger else {
+            throw RecordProblems([Problem(field: "trigger", "has no value")])
+        }
         self.init(
-            action: action!, trigger: trigger!, description: description, summary: summary,
+            action: action, trigger: trigger, description: description, summary: summary,
             attendees: attendees ?? [], sound: sound, repeatCount: repeatCount,
             repeatInterval: repeatInterval,
             enabled: enabled ?? true)

@@ -7,7 +7,15 @@ struct Taskcal {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// Whether the process ended by a signal (a crash, or killed when it hung).
+        var signaled = false
+        /// Whether it was killed for running past its time.
+        var hung = false
     }
+
+    /// How long one command may run before the test kills it and reports a hang: far above
+    /// any honest run, so it never fails a slow machine, only a command that never ends.
+    static let hangLimit: TimeInterval = 300
 
     /// The package root: tests run from it under `swift test`.
     static let packageRoot: URL = {
@@ -104,20 +112,34 @@ struct Taskcal {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
         try process.run()
-        process.waitUntilExit()
+        let hung = finished.wait(timeout: .now() + hangLimit) == .timedOut
+        if hung {
+            kill(process.processIdentifier, SIGKILL)
+            finished.wait()
+        }
         try out.close()
         try err.close()
         try input.close()
         return Result(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
+            signaled: process.terminationReason == .uncaughtSignal, hung: hung)
     }
 
     /// The sample file `name` from `Samples/`.
     static func sample(_ name: String) -> String {
         packageRoot.appendingPathComponent("Samples").appendingPathComponent(name).path
+    }
+
+    /// The test fixture `name` from `Tests/EndToEndTests/Fixtures/`.
+    static func fixture(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Tests/EndToEndTests/Fixtures").appendingPathComponent(
+            name
+        ).path
     }
 
     /// JSON records of a task file (an array, the object form with calendar data, or NDJSON),
