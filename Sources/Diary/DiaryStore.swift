@@ -138,11 +138,14 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         return .sqlite(data + "/taskcal/diary.sqlite")
     }
 
-    /// Opens the store, creating it (and its folders) when missing.
-    public func open() throws(DiaryError) -> any DiaryStore {
+    /// Opens the store, creating it (and its folders) when missing. `warn` hears what a
+    /// read went past (a vdir file that cannot be read).
+    public func open(warn: @escaping @Sendable (String) -> Void = { _ in }) throws(DiaryError)
+        -> any DiaryStore
+    {
         switch self {
         case .sqlite(let path): return try SQLiteDiary(path: path)
-        case .vdir(let path): return try VdirDiary(directory: path)
+        case .vdir(let path): return try VdirDiary(directory: path, warn: warn)
         }
     }
 

@@ -32,6 +32,14 @@ public final class SQLiteDiary: DiaryStore {
                     atPath: folder, withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700])
             }
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder),
+                isFolder.boolValue
+            {
+                throw DiaryError.storage(
+                    "\(path) is a folder; a SQLite diary is a file (for a folder of .ics files, use --store vdir:\(path))"
+                )
+            }
             if !FileManager.default.fileExists(atPath: path) {
                 let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
                 if descriptor >= 0 {
@@ -80,6 +88,9 @@ public final class SQLiteDiary: DiaryStore {
                     "the file is damaged or is no SQLite database (\(error.message ?? "\(error)"))"
             case .SQLITE_FULL:
                 return "the disk is full; nothing was written"
+            case .SQLITE_IOERR:
+                return
+                    "it could not be written (\(error.message ?? "an I/O error"); the disk may be full or the file past a size limit); nothing was written"
             case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
                 return "no permission to write it (\(error.message ?? "\(error)"))"
             default:

@@ -18,21 +18,35 @@ import TaskModel
 /// version) keeps it in an `X-TASKCAL-ID` line of its file; a file another program put in the
 /// folder gets its id when the next writer adopts it.
 ///
+/// A file taskcal cannot read (garbage, or an event with no readable start) does not take the
+/// diary down: reads warn and go on without it (as khal does); a write is refused while such
+/// a file may hold an entry the write could overlap, and says which file. Files are private
+/// (0600, new folders 0700). Temporary files a killed writer left are removed by the next
+/// writer; `check` reports them and every unreadable file.
+///
 /// Finding an entry reads the folder (O(n)): vdir is for sharing with other tools; SQLite is
 /// the fast default.
 public final class VdirDiary: DiaryStore {
     public let directory: URL
     public let uidScheme: UIDScheme
+    private let warn: @Sendable (String) -> Void
 
     /// The line that keeps an entry's id in its file.
     static let idProperty = "X-TASKCAL-ID"
 
-    /// Opens (or creates) the folder.
-    public init(directory: String) throws(DiaryError) {
+    /// Opens (or creates) the folder; `warn` hears about files a read went past.
+    public init(directory: String, warn: @escaping @Sendable (String) -> Void = { _ in })
+        throws(DiaryError)
+    {
         let folder = URL(fileURLWithPath: directory).standardizedFileURL
         self.directory = folder
+        self.warn = warn
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: folder.path) {
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
+            }
         } catch {
             throw .storage(
                 "cannot create the diary folder \(directory): \(error.localizedDescription)")
@@ -76,6 +90,7 @@ public final class VdirDiary: DiaryStore {
         do {
             let data = try JSONEncoder().encode(state)
             try data.write(to: stateFile(folder), options: .atomic)
+            chmod(stateFile(folder).path, 0o600)
         } catch {
             throw .storage("cannot write \(stateFile(folder).path): \(error.localizedDescription)")
         }
@@ -117,7 +132,7 @@ public final class VdirDiary: DiaryStore {
 
     private func locked<T>(_ body: () throws(DiaryError) -> T) throws(DiaryError) -> T {
         let path = directory.appendingPathComponent(".taskcal.lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw .storage("cannot lock \(path): \(String(cString: strerror(errno)))")
         }
@@ -128,7 +143,27 @@ public final class VdirDiary: DiaryStore {
             }
         }
         try finishPendingImport()
+        removeDebris()
         return try body()
+    }
+
+    /// Temporary files a killed writer left: an import's files written before its list of
+    /// renames was, and the temporary file of an atomic write. Only debris under the lock
+    /// (no writer is running then).
+    private func debris() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { name in
+            (name.hasPrefix(".taskcal-import-") && name.hasSuffix(".tmp"))
+                || name.range(of: #"^\..+\.taskcal-[A-Za-z0-9]{6}$"#, options: .regularExpression)
+                    != nil
+                || (name.hasPrefix(".taskcal-diary.") || name.hasPrefix(".taskcal-pending."))
+        }.sorted()
+    }
+
+    private func removeDebris() {
+        for name in debris() {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
     }
 
     /// Completes an import a killed process left half-renamed.
@@ -153,8 +188,49 @@ public final class VdirDiary: DiaryStore {
         return safe + ".ics"
     }
 
-    /// Every entry with its file, sorted by file name (so fresh ids of foreign UIDs are stable).
-    private func load() throws(DiaryError) -> [(record: TaskRecord, file: String)] {
+    /// A file of the folder that could not be read whole.
+    struct Unreadable {
+        var file: String
+        /// What the reader said, naming the file (and the line).
+        var problem: String
+        /// Whether it may hold an entry (a calendar component with times) that was left out.
+        var mayHoldEntry: Bool
+    }
+
+    /// The entries for a read: files that cannot be read are left out, each with a warning.
+    private func readable() throws(DiaryError) -> [(record: TaskRecord, file: String)] {
+        let (entries, unreadable) = try load()
+        for file in unreadable {
+            warn("\(file.problem) (its entries are left out)")
+        }
+        return entries
+    }
+
+    /// The entries for a write, under the lock: refused while a file that cannot be read may
+    /// hold an entry, since the write could then overlap an entry nobody sees.
+    private func writable() throws(DiaryError) -> [(record: TaskRecord, file: String)] {
+        let (entries, unreadable) = try load()
+        if let blocking = unreadable.first(where: \.mayHoldEntry) {
+            throw .storage(
+                "nothing was written: \(blocking.file) may hold an entry this change would overlap, and it cannot be read (\(blocking.problem)); fix or remove it (taskcal diary check --store vdir:\(directory.path) lists every file it cannot read)"
+            )
+        }
+        for file in unreadable { warn("\(file.problem) (it holds no entry; ignored)") }
+        return entries
+    }
+
+    /// Whether the file at `path` has a component that could be an entry.
+    private static func mayHoldEntry(_ path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return true }
+        let text = String(decoding: data, as: UTF8.self).uppercased()
+        return ["BEGIN:VEVENT", "BEGIN:VTODO", "BEGIN:VJOURNAL"].contains { text.contains($0) }
+    }
+
+    /// Every entry with its file, sorted by file name (so fresh ids of foreign UIDs are
+    /// stable), and the files that could not be read whole.
+    private func load() throws(DiaryError) -> (
+        entries: [(record: TaskRecord, file: String)], unreadable: [Unreadable]
+    ) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
@@ -164,7 +240,7 @@ public final class VdirDiary: DiaryStore {
                 "cannot read the diary folder \(directory.path): \(error.localizedDescription)")
         }
         var result: [(TaskRecord, String)] = []
-        var errors: [String] = []
+        var unreadable: [Unreadable] = []
         let paths = names.map { directory.appendingPathComponent($0).path }
         var options = ReadOptions(format: .ics, uidScheme: uidScheme, floatingZone: "UTC")
         options.namespaceOfFile = { [uidScheme] _ in uidScheme.namespace ?? "" }
@@ -186,7 +262,13 @@ public final class VdirDiary: DiaryStore {
                 }
                 result.append((record, names[index]))
             }
-            errors += report.errors.map(\.description)
+            let skipped = report.warnings.filter { $0.code == .componentSkipped }
+            if let problem = report.errors.first ?? skipped.first {
+                unreadable.append(
+                    Unreadable(
+                        file: names[index], problem: "\(problem.location): \(problem.message)",
+                        mayHoldEntry: report.errors.isEmpty || Self.mayHoldEntry(path)))
+            }
         }
         // Files another program put here: ids above every id given, in file-name order (the
         // next writer writes them into the files).
@@ -205,11 +287,7 @@ public final class VdirDiary: DiaryStore {
                 }
             }
         }
-        if !errors.isEmpty {
-            throw .storage(
-                "the diary folder has unreadable files:\n" + errors.joined(separator: "\n"))
-        }
-        return result
+        return (result, unreadable)
     }
 
     private func write(_ record: TaskRecord, to name: String) throws(DiaryError) {
@@ -220,6 +298,7 @@ public final class VdirDiary: DiaryStore {
         }
         var options = WriteOptions(format: .ics, uidScheme: uidScheme, timestamp: 0)
         options.uidNamespace = uidScheme.namespace
+        options.fileMode = 0o600
         let report = Converter.write([record], to: path, options: options)
         if !report.succeeded {
             throw .storage(report.errors.map(\.description).joined(separator: "\n"))
@@ -229,7 +308,7 @@ public final class VdirDiary: DiaryStore {
     // MARK: - DiaryStore
 
     public func entry(_ id: Int64) throws(DiaryError) -> TaskRecord {
-        guard let found = try load().first(where: { $0.record.id == id }) else {
+        guard let found = try readable().first(where: { $0.record.id == id }) else {
             throw .notFound(id)
         }
         return found.record
@@ -238,7 +317,7 @@ public final class VdirDiary: DiaryStore {
     public func entries(from: Int64?, to: Int64?, search: String?) throws(DiaryError)
         -> [TaskRecord]
     {
-        try load().map(\.record).filter { record in
+        try readable().map(\.record).filter { record in
             if let to, record.dateStart >= to { return false }
             // A habit may recur into the window whenever it started.
             if let from, record.dateFinish <= from, record.recurrence == nil,
@@ -259,7 +338,7 @@ public final class VdirDiary: DiaryStore {
         var record = asked
         try Rules.validate(record)
         return try locked { () throws(DiaryError) -> TaskRecord in
-            let existing = try load().map(\.record)
+            let existing = try writable().map(\.record)
             if record.id <= 0 {
                 record.id = try freshID(existing)
             } else if let taken = existing.first(where: { $0.id == record.id }) {
@@ -284,7 +363,7 @@ public final class VdirDiary: DiaryStore {
     public func update(_ record: TaskRecord) throws(DiaryError) {
         try Rules.validate(record)
         try locked { () throws(DiaryError) in
-            let loaded = try load()
+            let loaded = try writable()
             guard let old = loaded.first(where: { $0.record.id == record.id }) else {
                 throw .notFound(record.id)
             }
@@ -300,7 +379,7 @@ public final class VdirDiary: DiaryStore {
 
     public func delete(_ id: Int64) throws(DiaryError) {
         try locked { () throws(DiaryError) in
-            guard let found = try load().first(where: { $0.record.id == id }) else {
+            guard let found = try readable().first(where: { $0.record.id == id }) else {
                 throw .notFound(id)
             }
             do {
@@ -315,7 +394,7 @@ public final class VdirDiary: DiaryStore {
         _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool
     ) throws(DiaryError) -> ImportResult {
         try locked { () throws(DiaryError) -> ImportResult in
-            let existing = try load().map(\.record)
+            let existing = try writable().map(\.record)
             let byID = Dictionary(
                 existing.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             let store = StoreIndex(existing)
@@ -331,10 +410,19 @@ public final class VdirDiary: DiaryStore {
             if !plan.problems.isEmpty && !skipConflicts { throw .importRefused(plan.problems) }
             // Write everything under temporary names, list them, then rename.
             var moves: [(String, String)] = []
-            for (index, record) in plan.accepted.enumerated() {
-                let temporary = ".taskcal-import-\(getpid())-\(index).tmp"
-                try write(record, to: temporary)
-                moves.append((temporary, fileName(for: record)))
+            do throws(DiaryError) {
+                for (index, record) in plan.accepted.enumerated() {
+                    let temporary = ".taskcal-import-\(getpid())-\(index).tmp"
+                    try write(record, to: temporary)
+                    moves.append((temporary, fileName(for: record)))
+                }
+            } catch {
+                // A full disk, a size limit: the files written so far go, the diary stays.
+                for (temporary, _) in moves {
+                    try? FileManager.default.removeItem(
+                        at: directory.appendingPathComponent(temporary))
+                }
+                throw .storage("nothing was imported: \(error.description)")
             }
             let list = moves.map { "\($0.0)\t\($0.1)" }.joined(separator: "\n") + "\n"
             do {
@@ -353,9 +441,20 @@ public final class VdirDiary: DiaryStore {
         if FileManager.default.fileExists(atPath: pendingList.path) {
             problems.append("an import was interrupted; the next write completes it")
         }
+        let leftovers = debris()
+        if !leftovers.isEmpty {
+            problems.append(
+                "\(leftovers.count) temporary file\(leftovers.count == 1 ? "" : "s") an interrupted write left (\(leftovers.prefix(3).joined(separator: ", "))\(leftovers.count > 3 ? ", …" : "")); the next write removes them"
+            )
+        }
         let records: [TaskRecord]
         do {
-            records = try load().map(\.record)
+            let loaded = try load()
+            records = loaded.entries.map(\.record)
+            problems += loaded.unreadable.map {
+                "\($0.problem)"
+                    + ($0.mayHoldEntry ? " (writes are refused until it is fixed or removed)" : "")
+            }
         } catch {
             return problems + [error.description]
         }

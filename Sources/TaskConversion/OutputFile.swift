@@ -10,9 +10,20 @@ final class OutputFile {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     private var done = false
+    private let mode: mode_t
 
-    init(path: String) throws(Diagnostic) {
+    /// The mode a new file gets from `open(2)`: 0666 less the process's umask.
+    static let defaultMode: mode_t = {
+        let mask = umask(0o022)
+        umask(mask)
+        return 0o666 & ~mask
+    }()
+
+    /// Opens `path` for writing; the file gets `mode` (default: as any new file would, 0666
+    /// less the umask; a diary asks for 0600).
+    init(path: String, mode: mode_t? = nil) throws(Diagnostic) {
         displayPath = path
+        self.mode = mode ?? Self.defaultMode
         if path == "-" {
             target = nil
             temporary = nil
@@ -31,7 +42,7 @@ final class OutputFile {
                 .error, Location(file: path),
                 "cannot create the output file: \(String(cString: strerror(errno)))")
         }
-        fchmod(made, 0o644)
+        fchmod(made, self.mode)
         target = url.path
         temporary = String(
             decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -94,7 +105,7 @@ final class OutputFile {
                 .error, Location(file: displayPath),
                 "cannot rewrite the output file: \(String(cString: strerror(errno)))", code: .io)
         }
-        fchmod(rewritten, 0o644)
+        fchmod(rewritten, mode)
         let newPath = String(
             decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         func fail() -> Diagnostic {

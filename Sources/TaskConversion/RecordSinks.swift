@@ -35,6 +35,8 @@ public struct WriteOptions: Sendable {
         forFile:)
     /// The calendar's name on output (`--calendar-name`), replacing the inputs'.
     public var calendarName: String?
+    /// The output file's mode (`nil`: 0666 less the umask, as for any new file).
+    public var fileMode: mode_t?
 
     /// Creates options; `timestamp` defaults to `SOURCE_DATE_EPOCH` or now.
     public init(
@@ -58,7 +60,7 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
             "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --to json|ndjson|ics",
             code: .usage)
     }
-    let output = try OutputFile(path: path)
+    let output = try OutputFile(path: path, mode: options.fileMode)
     switch format {
     case .json: return JSONRecordSink(output, name: options.calendarName)
     case .ndjson: return NDJSONRecordSink(output, name: options.calendarName)

@@ -407,10 +407,10 @@ final class ProgressBar: Sendable {
                 + String(repeating: " ", count: width - filled) + "] "
                 + "\(done)/\(total) files, \(state.records) records, \(Int(rate)) records/s, \(Int(left)) s left  "
         }
-        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+        if let line { Console.standardError(line) }
     }
 
     func finish() {
-        if enabled { FileHandle.standardError.write(Data("\n".utf8)) }
+        if enabled { Console.standardError("\n") }
     }
 }

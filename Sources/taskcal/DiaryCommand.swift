@@ -23,7 +23,10 @@ struct StoreOptions: ParsableArguments {
     var time: LocalTime { Zone.time(tz) }
 
     func open() throws -> any DiaryStore {
-        try run { () throws(DiaryError) in try StoreLocation.resolve(store).open() }
+        let location = StoreLocation.resolve(store)
+        return try run { () throws(DiaryError) in
+            try location.open(warn: { Console.note("warning: \($0)") })
+        }
     }
 
     func parseTime(_ text: String, option: String) throws -> Int64 {

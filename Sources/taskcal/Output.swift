@@ -6,11 +6,26 @@ import TaskConversion
 /// Messages for people go to standard error as `taskcal: …`; data goes to standard output.
 enum Console {
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data("taskcal: \(text)\n".utf8))
+        standardError("taskcal: \(text)\n")
     }
 
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data("taskcal: \(text)\n".utf8))
+        standardError("taskcal: \(text)\n")
+    }
+
+    /// Writes to standard error with write(2). FileHandle's `write` traps when the write
+    /// fails (standard error on a full disk, past `ulimit -f`, or closed): a message that
+    /// cannot be shown must not turn a clean failure into a crash.
+    static func standardError(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes {
+                Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count)
+            }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Prints every error and warning of `report`.

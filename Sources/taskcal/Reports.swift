@@ -82,7 +82,9 @@ struct ReportInputs: ParsableArguments {
             }
             let location = StoreLocation.resolve(store == "-" ? nil : store)
             do {
-                for record in try location.open().allEntries() {
+                for record in try location.open(warn: { Console.note("warning: \($0)") })
+                    .allEntries()
+                {
                     body(record, Location(file: location.description, field: "#\(record.id)"))
                 }
             } catch {

@@ -26,12 +26,15 @@ struct TaskcalCommand: ParsableCommand {
     /// Runs the command line. Usage errors exit with 2, the code DESIGN.md fixes for bad
     /// usage (ArgumentParser's own default is 64).
     static func main() {
+        // A file-size limit (ulimit -f) must be a write error taskcal reports, with nothing
+        // half-written, not a signal that kills it mid-write.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Console.standardError(fullMessage(for: error) + "\n")
                 Foundation.exit(2)
             }
             exit(withError: error)
