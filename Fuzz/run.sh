@@ -2,7 +2,7 @@
 # Fuzz/run.sh TARGET SECONDS [JOBS]
 #
 # Builds the fuzz targets (libFuzzer, AddressSanitizer and LeakSanitizer) and runs TARGET for
-# SECONDS. TARGET is one of FuzzICS, FuzzJSON, FuzzExpand, FuzzDiaryImport, or "all" (each in
+# SECONDS (FUZZ_TIMEOUT: seconds one input may take, default 5). TARGET is one of FuzzICS, FuzzJSON, FuzzExpand, FuzzDiaryImport, or "all" (each in
 # turn for SECONDS). The seed corpus comes from Samples/, the test fixtures and, when it has
 # been fetched, the real-world corpus (.corpus-cache/); what the fuzzer learns stays in
 # Fuzz/corpus/TARGET (not committed). A crash, a leak, an input that takes more than 5 seconds
@@ -18,6 +18,9 @@ root=$(cd .. && pwd)
 target=${1:-}
 seconds=${2:-60}
 jobs=${3:-1}
+# Seconds one input may take under AddressSanitizer before it counts as a hang (CI gives
+# slower machines more).
+timeout=${FUZZ_TIMEOUT:-5}
 targets=(FuzzICS FuzzJSON FuzzExpand FuzzDiaryImport)
 if [ -z "$target" ]; then
     echo "usage: Fuzz/run.sh TARGET|all SECONDS [JOBS]   (targets: ${targets[*]})" >&2
@@ -67,19 +70,21 @@ for name in "${targets[@]}"; do
     esac
     log=$(mktemp)
     set +e
+    started=$SECONDS
     parallel=()
     [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
-    "$binaries/$name" "$corpus" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+    "$binaries/$name" "$corpus" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
         -max_len=65536 "${parallel[@]}" -print_final_stats=1 \
         -artifact_prefix="$findings/" >"$log" 2>&1
     result=$?
+    elapsed=$((SECONDS - started))
     set -e
     if [ "$jobs" -gt 1 ]; then cat fuzz-*.log >>"$log" 2>/dev/null || true; rm -f fuzz-*.log; fi
     executions=$({ grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" || true; } |
         awk '{s+=$2} END {print s+0}')
     coverage=$({ grep -Eo 'cov: [0-9]+' "$log" || true; } | awk '{c=$2} END {print c+0}')
     found=$(find "$findings" -type f | wc -l)
-    echo "$name: $seconds s, $executions executions, coverage ${coverage:-0} edges," \
+    echo "$name: $elapsed s, $executions executions, coverage ${coverage:-0} edges," \
         "corpus $(ls "$corpus" | wc -l) inputs, findings $found"
     if [ $result -ne 0 ] || [ "$found" -gt 0 ]; then
         echo "$name: the fuzzer stopped with exit $result; see below and $findings/" >&2

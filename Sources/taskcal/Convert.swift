@@ -88,7 +88,7 @@ struct Convert: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "What derived UIDs are unique to (default: each input file's absolute path).",
+            "What derived UIDs are unique to (default: each input file's name without its extension).",
             discussion:
                 "Records without a uid get taskcal-ID-HASH@DOMAIN, HASH from this text: the same namespace gives the same UIDs, so a calendar app updates its events instead of duplicating them. Give one (a project name, your address, a UUID) to keep UIDs when files move; reading .ics with the same namespace gives back plain ids.",
             valueName: "text"))
