@@ -2,13 +2,13 @@
 # Fuzz/run.sh TARGET SECONDS [JOBS]
 #
 # Builds the fuzz targets (libFuzzer, AddressSanitizer and LeakSanitizer) and runs TARGET for
-# SECONDS (FUZZ_TIMEOUT: seconds one input may take, default 5). TARGET is one of FuzzICS, FuzzJSON, FuzzExpand, FuzzDiaryImport, or "all" (each in
-# turn for SECONDS). The seed corpus comes from Samples/, the test fixtures and, when it has
+# SECONDS (FUZZ_TIMEOUT: seconds one input may take, default 5). TARGET is one of FuzzICS,
+# FuzzJSON, FuzzExpand, FuzzDiaryImport, or "all" (each in turn for SECONDS). The seed corpus comes from Samples/, the test fixtures and, when it has
 # been fetched, the real-world corpus (.corpus-cache/); what the fuzzer learns stays in
-# Fuzz/corpus/TARGET (not committed). A crash, a leak, an input that takes more than 5 seconds
-# (-timeout) or more than 2 GB with AddressSanitizer's overhead (-rss_limit_mb) stops the run
-# with exit 1; the input is kept in Fuzz/findings/TARGET/ and becomes a regression test in
-# Tests/TaskConversionTests/Fixtures/fuzz/.
+# Fuzz/corpus/TARGET (not committed). A crash, a leak, an input that takes more than
+# FUZZ_TIMEOUT seconds (-timeout, -report_slow_units) or more than 2 GB with AddressSanitizer's
+# overhead (-rss_limit_mb) fails the run with exit 1; the input is kept in Fuzz/findings/TARGET/
+# and becomes a regression test in Tests/EndToEndTests/Fixtures/fuzz/ (see Fuzz/README.md).
 #
 # Prints one summary line per target: executions, coverage (edges), corpus size, findings.
 set -euo pipefail
@@ -74,6 +74,7 @@ for name in "${targets[@]}"; do
     parallel=()
     [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
     "$binaries/$name" "$corpus" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
+        -report_slow_units="$timeout" \
         -max_len=65536 "${parallel[@]}" -print_final_stats=1 \
         -artifact_prefix="$findings/" >"$log" 2>&1
     result=$?

@@ -294,7 +294,11 @@ public final class Component {
 
     static func repair(_ bytes: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
         let count = bytes.count
-        buffer.reserveCapacity(buffer.count + count)
+        // Grown geometrically: an exact reserve on every call would copy the whole buffer each
+        // time a caller serializes many components into one buffer (quadratic).
+        if buffer.capacity < buffer.count + count {
+            buffer.reserveCapacity(max(buffer.count + count, buffer.capacity * 2))
+        }
         var copied = 0
         var index = 0
         while index < count {

@@ -35,6 +35,8 @@ public enum FuzzDriver {
     public static func write(_ records: [TaskRecord]) {
         let writer = EventWriter(timestamp: 0)
         var buffer: [UInt8] = []
+        // One buffer for all records, as a library caller might hold it (the CLI empties it per
+        // record): serializing into it must stay linear.
         for record in records {
             _ = record.jsonLine
             guard let components = try? writer.components(for: record) else { continue }
