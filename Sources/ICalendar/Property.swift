@@ -494,14 +494,13 @@ public final class Property {
     public var extraLine: String {
         guard let raw = icalproperty_as_ical_string_r(pointer) else { return "" }
         defer { icalmemory_free_buffer(raw) }
-        return EdgeWhitespace.restore(raw).replacingOccurrences(of: "\r\n ", with: "")
-            .trimmingLineEnd()
+        return EdgeWhitespace.restore(raw).unfoldedLine()
     }
 
     /// The property as one unfolded content line, without the line end.
     public var contentLine: String {
         let text = Libical.takeString(icalproperty_as_ical_string_r(pointer)) ?? ""
-        return text.replacingOccurrences(of: "\r\n ", with: "").trimmingLineEnd()
+        return text.unfoldedLine()
     }
 }
 
@@ -523,9 +522,28 @@ public enum Attachment: Sendable, Equatable {
 }
 
 extension String {
-    func trimmingLineEnd() -> String {
-        var result = self
-        while result.hasSuffix("\r\n") || result.hasSuffix("\n") { result.removeLast() }
-        return result
+    /// The line with libical's folds (CRLF and a space) taken out and without its line end.
+    ///
+    /// Done on the UTF-8 bytes: a fold can fall inside a grapheme cluster (before an emoji
+    /// skin-tone modifier, which joins the space before it into one Character), where
+    /// String's Character-wise `replacingOccurrences(of: "\r\n ")` misses it; the line then
+    /// kept the fold and no longer parsed, and a disabled alarm's long description was lost.
+    func unfoldedLine() -> String {
+        var bytes = Array(utf8)
+        var kept = 0
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x0D, index + 2 < bytes.count, bytes[index + 1] == 0x0A,
+                bytes[index + 2] == 0x20
+            {
+                index += 3
+                continue
+            }
+            bytes[kept] = bytes[index]
+            kept += 1
+            index += 1
+        }
+        while kept > 0, bytes[kept - 1] == 0x0A || bytes[kept - 1] == 0x0D { kept -= 1 }
+        return String(decoding: bytes[..<kept], as: UTF8.self)
     }
 }

@@ -317,6 +317,30 @@ struct RoundTripTests {
         #expect(back == records)
     }
 
+    @Test(
+        "a fold before an emoji skin-tone modifier is taken out, in a disabled alarm and a kept line"
+    )
+    func foldBeforeModifier() throws {
+        // A fold's space and the modifier after it are one Character, so String-wise
+        // unfolding missed the fold; the random round trip found the lost description.
+        let records = (0..<40).map { shift in
+            var record = TaskRecord(id: Int64(shift + 1), dateStart: 0, dateFinish: 0, name: "a")
+            let text = String(repeating: "Ж", count: 80 + shift) + "aмир👍🏽👍🏽👍🏽"
+            record.alarms = [
+                Alarm(
+                    action: .display, trigger: .relative("-PT15M", fromEnd: false),
+                    description: text, enabled: false)
+            ]
+            record.icalExtra = ["X-NOTE:" + text]
+            return record
+        }
+        let (_, back) = try roundTrip(records)
+        #expect(
+            back.map { $0.alarms.first?.description }
+                == records.map { $0.alarms.first?.description })
+        #expect(back.map(\.icalExtra) == records.map(\.icalExtra))
+    }
+
     @Test("all-day records come back as the same dates")
     func allDay() throws {
         let records = (0..<40).map { (day: Int64) -> TaskRecord in
