@@ -158,16 +158,16 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The shared validation of every write.
+///
+/// An entry is a group of records that share its id (and UID): the entry itself, and the
+/// changed occurrences of a repeating entry (records with `recurrence_id`, as calendar apps
+/// export a moved or renamed meeting), kept together as RFC 4791 keeps them in one resource.
+/// For the overlap checks a changed occurrence is a single record of its own, and the
+/// occurrence it replaces leaves the series (``units(_:)``); records of one entry are never
+/// checked against each other.
 enum Rules {
     static func validate(_ record: TaskRecord) throws(DiaryError) {
         var problems = record.problems
-        if record.recurrenceID != nil {
-            problems.append(
-                Problem(
-                    field: "recurrence_id",
-                    "a changed occurrence of a repeating entry cannot be stored on its own; edit the series, or add the changed time as an entry without recurrence_id"
-                ))
-        }
         problems += CalendarChecks.problems(of: record)
         if !problems.contains(where: { $0.field == "recurrence.rule" }),
             let rule = record.recurrence?.rule?.uppercased(),
@@ -181,6 +181,36 @@ enum Rules {
                 ))
         }
         if !problems.isEmpty { throw .invalid(problems) }
+    }
+
+    /// `records` as the overlap checks see them: each repeating record without the
+    /// occurrences that changed occurrences of its entry replace (their original starts
+    /// join its `exdates`); every other record as it is.
+    static func units(_ records: [TaskRecord]) -> [TaskRecord] {
+        var changed: [Int64: [Int64]] = [:]
+        for record in records {
+            if let original = record.recurrenceID {
+                changed[record.id, default: []].append(original)
+            }
+        }
+        guard !changed.isEmpty else { return records }
+        return records.map { record in
+            guard record.recurrenceID == nil, var recurrence = record.recurrence,
+                let originals = changed[record.id]
+            else { return record }
+            recurrence.exdates = Array(Set(recurrence.exdates + originals)).sorted()
+            var unit = record
+            unit.recurrence = recurrence
+            return unit
+        }
+    }
+
+    /// The records of the entry `record` belongs to once `record` replaces the one with its
+    /// `recurrence_id` (or joins them): the entry first, then its changes by original start.
+    static func group(_ members: [TaskRecord], with record: TaskRecord) -> [TaskRecord] {
+        (members.filter { $0.recurrenceID != record.recurrenceID } + [record]).sorted {
+            ($0.recurrenceID ?? Int64.min) < ($1.recurrenceID ?? Int64.min)
+        }
     }
 
     /// Overlaps that involve a repeating entry, for `check`: every series is expanded up to
@@ -237,7 +267,8 @@ struct StoreIndex {
     /// The latest finish of a single entry that takes up time.
     let lastFinish: Int64?
 
-    init(_ existing: [TaskRecord]) {
+    init(_ stored: [TaskRecord]) {
+        let existing = Rules.units(stored)
         singles = existing.filter { $0.occupiesTime && $0.recurrence == nil }
         series = existing.filter { $0.occupiesTime && $0.recurrence != nil }
         index = SpanIndex(

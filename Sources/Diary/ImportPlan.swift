@@ -4,6 +4,9 @@ import TaskModel
 
 /// Decides which records of an import may go in: the shared part of every backend's import.
 ///
+/// Records with one UID form one entry (a repeating record and its changed occurrences) and
+/// share one id, fresh or their own; an entry goes in whole or not at all.
+///
 /// Each record must follow the rules, have an id free in the store and in the file, and not
 /// collide with the store (`storeCollisions`, asked of the backend with the record's
 /// occurrences) or with an earlier accepted record of the same import. Those in the file are
@@ -23,56 +26,106 @@ struct ImportPlan {
     ) throws(DiaryError) {
         var records = incoming.map(\.record)
         if newIDs {
-            for index in records.indices { records[index].id = nextID + Int64(index) }
+            // One fresh id an entry: its changed occurrences share it.
+            var fresh: [Int64: Int64] = [:]
+            for index in records.indices {
+                let id = records[index].id
+                records[index].id = fresh[id] ?? (nextID + Int64(fresh.count))
+                fresh[id] = records[index].id
+            }
         }
         var reasons = [[String]](repeating: [], count: records.count)
+        // The first record of each id, and the occurrences each id's records change.
         var seenIDs: [Int64: Int] = [:]
+        var seenKeys: Set<[Int64]> = []
+        var duplicates: Set<Int> = []
         for (index, record) in records.enumerated() {
             reasons[index] = record.problems.map(\.description)
+            let key = [record.id, record.recurrenceID ?? Int64.min]
             if let first = seenIDs[record.id] {
-                reasons[index].append(
-                    "id \(record.id) is used twice in this import (also \(incoming[first].source)); use --new-ids"
-                )
+                // Another record of the same entry: same UID, a different occurrence.
+                let sameEntry = record.uid != nil && record.uid == records[first].uid
+                if !sameEntry || !seenKeys.insert(key).inserted {
+                    duplicates.insert(index)
+                    reasons[index].append(
+                        "id \(record.id) is used twice in this import (also \(incoming[first].source)); use --new-ids"
+                    )
+                }
             } else if let existing = try idTaken(record.id) {
                 reasons[index].append(
                     "id \(record.id) is already in the diary: \(DiaryError.describe(existing)); use --new-ids"
                 )
             }
+            seenKeys.insert(key)
             seenIDs[record.id] = seenIDs[record.id] ?? index
         }
+        let units = Rules.units(records)
         let occurrences = Self.occurrences(
-            of: records, reasons: &reasons, storeLastFinish: storeLastFinish)
-        var index = SpanIndex(
-            occurrences.enumerated().flatMap { owner, list in
-                list.map { (TimeSpan(start: $0.dateStart, finish: $0.dateFinish), owner) }
-            })
+            of: units, reasons: &reasons, storeLastFinish: storeLastFinish)
+        // Entries in order of their first record; the index's owners are entries, so the
+        // records of one entry are never checked against each other.
+        var entryOf: [Int64: Int] = [:]
+        var entries: [[Int]] = []
         for (position, record) in records.enumerated() {
-            if reasons[position].isEmpty {
-                // The earliest of its occurrences that meets an accepted record of the file.
+            if duplicates.contains(position) {
+                // Refused already, and no part of the entry whose id it repeats.
+                entries.append([position])
+            } else if let entry = entryOf[record.id] {
+                entries[entry].append(position)
+            } else {
+                entryOf[record.id] = entries.count
+                entries.append([position])
+            }
+        }
+        var index = SpanIndex(
+            occurrences.enumerated().flatMap { position, list in
+                list.map {
+                    (
+                        TimeSpan(start: $0.dateStart, finish: $0.dateFinish),
+                        entryOf[records[position].id] ?? -1
+                    )
+                }
+            })
+        var acceptedPositions: [Int] = []
+        for (entry, members) in entries.enumerated() {
+            for position in members where reasons[position].isEmpty {
+                let record = records[position]
+                // The earliest of its occurrences that meets an accepted entry of the file.
                 for occurrence in occurrences[position] {
                     let span = TimeSpan(start: occurrence.dateStart, finish: occurrence.dateFinish)
                     guard let (other, _) = index.firstOverlap(with: span) else { continue }
+                    let first = entries[other][0]
                     let when =
                         record.recurrence == nil
                         ? "" : " (its occurrence at \(DiaryError.utc(occurrence.dateStart)))"
                     reasons[position].append(
-                        "overlaps \(DiaryError.describe(records[other])) of \(incoming[other].source)\(when)"
+                        "overlaps \(DiaryError.describe(records[first])) of \(incoming[first].source)\(when)"
                     )
                     break
                 }
-            }
-            if reasons[position].isEmpty {
-                for other in try storeCollisions(record, occurrences[position]) {
-                    reasons[position].append("overlaps \(DiaryError.describe(other)) in the diary")
+                if reasons[position].isEmpty {
+                    for other in try storeCollisions(units[position], occurrences[position]) {
+                        reasons[position].append(
+                            "overlaps \(DiaryError.describe(other)) in the diary")
+                    }
                 }
             }
-            if reasons[position].isEmpty {
-                index.activate(position)
-                accepted.append(record)
+            // An entry goes in whole: a record refused takes the others of its entry with it.
+            if members.allSatisfy({ reasons[$0].isEmpty }) {
+                index.activate(entry)
+                acceptedPositions += members
             } else {
-                let source = incoming[position].source
-                problems += reasons[position].map { ImportProblem(source: source, message: $0) }
+                for position in members where reasons[position].isEmpty {
+                    reasons[position].append(
+                        "left out with the rest of entry #\(records[position].id) (another of its records is refused)"
+                    )
+                }
             }
+        }
+        for position in acceptedPositions.sorted() { accepted.append(records[position]) }
+        for position in records.indices where !reasons[position].isEmpty {
+            let source = incoming[position].source
+            problems += reasons[position].map { ImportProblem(source: source, message: $0) }
         }
     }
 

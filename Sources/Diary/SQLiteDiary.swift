@@ -159,7 +159,62 @@ public final class SQLiteDiary: DiaryStore {
                     arguments: [record.jsonLine, record.id])
             }
         }
+        // An entry is a group of rows with one id: the entry (recurrence_id NULL) and the
+        // changed occurrences of a repeating entry that an import brought (one row each,
+        // with the original start they replace). SQLite cannot change a primary key in
+        // place, so the table is made anew.
+        migrator.registerMigration("v4: changed occurrences") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE entry_v4 (
+                        row INTEGER PRIMARY KEY,
+                        id INTEGER NOT NULL,
+                        recurrence_id INTEGER,
+                        date_start INTEGER NOT NULL,
+                        date_finish INTEGER NOT NULL,
+                        name TEXT NOT NULL CHECK (length(name) > 0),
+                        description TEXT,
+                        occupies BOOLEAN NOT NULL,
+                        repeats BOOLEAN NOT NULL DEFAULT 0,
+                        record TEXT NOT NULL,
+                        CHECK (date_finish >= date_start));
+                    INSERT INTO entry_v4
+                        (id, recurrence_id, date_start, date_finish, name, description, occupies, repeats, record)
+                        SELECT id, NULL, date_start, date_finish, name, description, occupies, repeats, record
+                        FROM entry;
+                    DROP TABLE entry;
+                    ALTER TABLE entry_v4 RENAME TO entry;
+                    CREATE UNIQUE INDEX entry_key ON entry (id, coalesce(recurrence_id, -9223372036854775808));
+                    CREATE INDEX entry_by_start ON entry (date_start);
+                    CREATE INDEX entry_occupied_by_start ON entry (date_start, date_finish) WHERE occupies = 1;
+                    CREATE INDEX entry_repeating ON entry (date_start) WHERE repeats = 1;
+                    CREATE INDEX entry_changed ON entry (id) WHERE recurrence_id IS NOT NULL;
+                    """)
+        }
         return migrator
+    }
+
+    /// The original starts of the changed occurrences of every entry that has some.
+    private static func changedOccurrences(_ db: Database) throws -> [Int64: [Int64]] {
+        var result: [Int64: [Int64]] = [:]
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: "SELECT id, recurrence_id FROM entry WHERE recurrence_id IS NOT NULL"))
+        for row in rows { result[row["id"], default: []].append(row["recurrence_id"]) }
+        return result
+    }
+
+    /// A repeating entry without the occurrences its changed occurrences replace.
+    private static func unit(_ record: TaskRecord, changed: [Int64: [Int64]]) -> TaskRecord {
+        guard record.recurrenceID == nil, let originals = changed[record.id] else { return record }
+        return Rules.units(
+            [record]
+                + originals.map { original in
+                    var change = record
+                    change.recurrence = nil
+                    change.recurrenceID = original
+                    return change
+                })[0]
     }
 
     /// The next fresh id: above every id the diary ever gave, never one that was deleted.
@@ -217,10 +272,15 @@ public final class SQLiteDiary: DiaryStore {
         try read { db in try Self.find(id, db) }
     }
 
+    /// The entry `id` (its first changed occurrence when only changes of it came in).
     private static func find(_ id: Int64, _ db: Database) throws -> TaskRecord {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT id, record FROM entry WHERE id = ?", arguments: [id])
+                db,
+                sql: """
+                    SELECT id, record FROM entry WHERE id = ?
+                    ORDER BY recurrence_id IS NOT NULL, recurrence_id LIMIT 1
+                    """, arguments: [id])
         else {
             throw DiaryError.notFound(id)
         }
@@ -253,7 +313,8 @@ public final class SQLiteDiary: DiaryStore {
             let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             let rows = try Row.fetchAll(
                 db,
-                sql: "SELECT id, record FROM entry\(filter) ORDER BY date_start, date_finish, id",
+                sql:
+                    "SELECT id, record FROM entry\(filter) ORDER BY date_start, date_finish, id, recurrence_id",
                 arguments: StatementArguments(arguments))
             return try rows.map { row throws in try Self.record(row) }
         }
@@ -264,10 +325,12 @@ public final class SQLiteDiary: DiaryStore {
     /// The entries that occupy time and overlap `record` (other than itself), earliest first,
     /// each paired with the occurrence of `record` it meets (`record` itself when it does
     /// not repeat). A repeating entry in the way is named by its colliding occurrence.
-    static func collisions(of record: TaskRecord, _ db: Database) throws -> [(
+    static func collisions(of asked: TaskRecord, _ db: Database) throws -> [(
         mine: TaskRecord, other: TaskRecord
     )] {
-        guard record.occupiesTime else { return [] }
+        guard asked.occupiesTime else { return [] }
+        let changed = try changedOccurrences(db)
+        let record = unit(asked, changed: changed)
         // Habits that start before this entry ends (all of them for a habit, which repeats).
         let series = try Row.fetchAll(
             db.cachedStatement(
@@ -278,7 +341,7 @@ public final class SQLiteDiary: DiaryStore {
             arguments: [
                 record.id, record.recurrence == nil ? record.dateFinish : Int64.max,
             ]
-        ).map { row throws in try Self.record(row) }
+        ).map { row throws in unit(try Self.record(row), changed: changed) }
         var occurrences = [record]
         if record.recurrence != nil {
             // Each occurrence against the single entries, up to the last of them.
@@ -340,11 +403,12 @@ public final class SQLiteDiary: DiaryStore {
     private static func insert(_ record: TaskRecord, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO entry (id, date_start, date_finish, name, description, occupies, repeats, record)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO entry (id, recurrence_id, date_start, date_finish, name, description, occupies, repeats, record)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                record.id, record.dateStart, record.dateFinish, record.name, record.description,
+                record.id, record.recurrenceID, record.dateStart, record.dateFinish, record.name,
+                record.description,
                 record.occupiesTime && record.recurrence == nil, record.recurrence != nil,
                 record.jsonLine,
             ])
@@ -378,12 +442,15 @@ public final class SQLiteDiary: DiaryStore {
     public func update(_ record: TaskRecord) throws(DiaryError) {
         try Rules.validate(record)
         try write { db in
+            // The entry itself, or one occurrence of it (changed before or changed now).
             _ = try Self.find(record.id, db)
             let pairs = try Self.collisions(of: record, db)
             if let first = pairs.first {
                 throw DiaryError.conflict(first.mine, with: pairs.map(\.other))
             }
-            try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [record.id])
+            try db.execute(
+                sql: "DELETE FROM entry WHERE id = ? AND recurrence_id IS ?",
+                arguments: [record.id, record.recurrenceID])
             try Self.insert(record, db)
         }
     }
@@ -400,9 +467,10 @@ public final class SQLiteDiary: DiaryStore {
     ) throws(DiaryError) -> ImportResult {
         try write { db in
             let next = try Self.freshID(db)
+            let changed = try Self.changedOccurrences(db)
             let series = try Row.fetchAll(
                 db, sql: "SELECT id, record FROM entry WHERE repeats = 1 ORDER BY id"
-            ).map { row throws in try Self.record(row) }
+            ).map { row throws in Self.unit(try Self.record(row), changed: changed) }
             let lastFinish = try Int64.fetchOne(
                 db, sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1")
             let plan = try ImportPlan(
@@ -452,15 +520,16 @@ public final class SQLiteDiary: DiaryStore {
             for row in rows {
                 let id: Int64 = row["id"]
                 let start: Int64 = row["date_start"]
-                if let previous, previous.finish > start {
+                if let previous, previous.finish > start, previous.id != id {
                     problems.append("entries #\(previous.id) and #\(id) overlap")
                 }
                 let finish: Int64 = row["date_finish"]
                 if previous == nil || finish > previous!.finish { previous = (id, finish) }
             }
+            let changed = try Self.changedOccurrences(db)
             let series = try Row.fetchAll(
                 db, sql: "SELECT id, record FROM entry WHERE repeats = 1"
-            ).compactMap { try? Self.record($0) }
+            ).compactMap { (try? Self.record($0)).map { Self.unit($0, changed: changed) } }
             if !series.isEmpty {
                 let singles = try Row.fetchAll(
                     db, sql: "SELECT id, record FROM entry WHERE occupies = 1"

@@ -290,16 +290,20 @@ public final class VdirDiary: DiaryStore {
         return (result, unreadable)
     }
 
-    private func write(_ record: TaskRecord, to name: String) throws(DiaryError) {
+    /// Writes the records of one entry (the entry, then its changed occurrences) to one file.
+    private func write(_ group: [TaskRecord], to name: String) throws(DiaryError) {
         let path = directory.appendingPathComponent(name).path
-        var record = record
-        if let uid = record.uid, uidScheme.parse(uid)?.id != record.id {
-            record.icalExtra.append("\(Self.idProperty):\(record.id)")
+        let records = group.map { member in
+            var record = member
+            if let uid = record.uid, uidScheme.parse(uid)?.id != record.id {
+                record.icalExtra.append("\(Self.idProperty):\(record.id)")
+            }
+            return record
         }
         var options = WriteOptions(format: .ics, uidScheme: uidScheme, timestamp: 0)
         options.uidNamespace = uidScheme.namespace
         options.fileMode = 0o600
-        let report = Converter.write([record], to: path, options: options)
+        let report = Converter.write(records, to: path, options: options)
         if !report.succeeded {
             throw .storage(report.errors.map(\.description).joined(separator: "\n"))
         }
@@ -308,10 +312,15 @@ public final class VdirDiary: DiaryStore {
     // MARK: - DiaryStore
 
     public func entry(_ id: Int64) throws(DiaryError) -> TaskRecord {
-        guard let found = try readable().first(where: { $0.record.id == id }) else {
+        let members = try readable().map(\.record).filter { $0.id == id }
+        // The entry itself; its first changed occurrence when only changes of it came in.
+        guard
+            let found = members.first(where: { $0.recurrenceID == nil })
+                ?? members.min(by: { ($0.recurrenceID ?? 0) < ($1.recurrenceID ?? 0) })
+        else {
             throw .notFound(id)
         }
-        return found.record
+        return found
     }
 
     public func entries(from: Int64?, to: Int64?, search: String?) throws(DiaryError)
@@ -348,13 +357,13 @@ public final class VdirDiary: DiaryStore {
                     )
                 ])
             }
-            let pairs = Rules.collisions(of: record, in: existing)
+            let pairs = Rules.collisions(of: record, in: Rules.units(existing))
             if let first = pairs.first {
                 var mine = first.mine
                 if asked.id <= 0 { mine.id = 0 }
                 throw .conflict(mine, with: pairs.map(\.other))
             }
-            try write(record, to: fileName(for: record))
+            try write([record], to: fileName(for: record))
             try noteGiven(record.id)
             return record
         }
@@ -364,28 +373,32 @@ public final class VdirDiary: DiaryStore {
         try Rules.validate(record)
         try locked { () throws(DiaryError) in
             let loaded = try writable()
-            guard let old = loaded.first(where: { $0.record.id == record.id }) else {
-                throw .notFound(record.id)
-            }
-            let pairs = Rules.collisions(of: record, in: loaded.map(\.record))
+            let old = loaded.filter { $0.record.id == record.id }
+            guard !old.isEmpty else { throw .notFound(record.id) }
+            // The entry's records with this one in its place (the entry, or one occurrence).
+            let group = Rules.group(old.map(\.record), with: record)
+            let unit = Rules.units(group).first { $0.recurrenceID == record.recurrenceID } ?? record
+            let pairs = Rules.collisions(of: unit, in: Rules.units(loaded.map(\.record)))
             if let first = pairs.first { throw .conflict(first.mine, with: pairs.map(\.other)) }
-            let name = fileName(for: record)
-            try write(record, to: name)
-            if name != old.file {
-                try? FileManager.default.removeItem(at: directory.appendingPathComponent(old.file))
+            let name = fileName(for: group[0])
+            try write(group, to: name)
+            for file in Set(old.map(\.file)) where file != name {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
             }
         }
     }
 
     public func delete(_ id: Int64) throws(DiaryError) {
         try locked { () throws(DiaryError) in
-            guard let found = try readable().first(where: { $0.record.id == id }) else {
-                throw .notFound(id)
-            }
-            do {
-                try FileManager.default.removeItem(at: directory.appendingPathComponent(found.file))
-            } catch {
-                throw .storage("cannot delete \(found.file): \(error.localizedDescription)")
+            // Every file that holds a record of the entry (its changed occurrences with it).
+            let files = Set(try readable().filter { $0.record.id == id }.map(\.file)).sorted()
+            guard !files.isEmpty else { throw .notFound(id) }
+            for file in files {
+                do {
+                    try FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+                } catch {
+                    throw .storage("cannot delete \(file): \(error.localizedDescription)")
+                }
             }
         }
     }
@@ -410,11 +423,22 @@ public final class VdirDiary: DiaryStore {
             if !plan.problems.isEmpty && !skipConflicts { throw .importRefused(plan.problems) }
             // Write everything under temporary names, list them, then rename.
             var moves: [(String, String)] = []
+            // One file an entry: its records share a UID, so a file name.
+            var groups: [[TaskRecord]] = []
+            var groupOf: [Int64: Int] = [:]
+            for record in plan.accepted {
+                if let index = groupOf[record.id] {
+                    groups[index] = Rules.group(groups[index], with: record)
+                } else {
+                    groupOf[record.id] = groups.count
+                    groups.append([record])
+                }
+            }
             do throws(DiaryError) {
-                for (index, record) in plan.accepted.enumerated() {
+                for (index, group) in groups.enumerated() {
                     let temporary = ".taskcal-import-\(getpid())-\(index).tmp"
-                    try write(record, to: temporary)
-                    moves.append((temporary, fileName(for: record)))
+                    try write(group, to: temporary)
+                    moves.append((temporary, fileName(for: group[0])))
                 }
             } catch {
                 // A full disk, a size limit: the files written so far go, the diary stays.
@@ -448,8 +472,9 @@ public final class VdirDiary: DiaryStore {
             )
         }
         let records: [TaskRecord]
+        let loaded: (entries: [(record: TaskRecord, file: String)], unreadable: [Unreadable])
         do {
-            let loaded = try load()
+            loaded = try load()
             records = loaded.entries.map(\.record)
             problems += loaded.unreadable.map {
                 "\($0.problem)"
@@ -458,19 +483,23 @@ public final class VdirDiary: DiaryStore {
         } catch {
             return problems + [error.description]
         }
-        let occupying = records.filter { $0.occupiesTime && $0.recurrence == nil }
+        let units = Rules.units(records)
+        let occupying = units.filter { $0.occupiesTime && $0.recurrence == nil }
         problems += Rules.habitProblems(
-            series: records.filter { $0.occupiesTime && $0.recurrence != nil }, singles: occupying)
+            series: units.filter { $0.occupiesTime && $0.recurrence != nil }, singles: occupying)
         for overlap in OverlapSweep.overlaps(
             occupying.map { TimeSpan(start: $0.dateStart, finish: $0.dateFinish) })
-        {
+        where occupying[overlap.first].id != occupying[overlap.second].id {
             problems.append(
                 "entries #\(occupying[overlap.first].id) and #\(occupying[overlap.second].id) overlap"
             )
         }
-        var seen = Set<Int64>()
-        for record in records where !seen.insert(record.id).inserted {
-            problems.append("id \(record.id) is used by two files")
+        var fileOf: [Int64: String] = [:]
+        for (record, file) in loaded.entries {
+            if let other = fileOf[record.id], other != file {
+                problems.append("id \(record.id) is used by two files (\(other), \(file))")
+            }
+            fileOf[record.id] = fileOf[record.id] ?? file
         }
         return problems
     }

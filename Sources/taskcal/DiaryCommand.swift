@@ -289,16 +289,63 @@ struct DiaryCommand: ParsableCommand {
                 "A habit: leave out its occurrence on this day (YYYY-MM-DD in --tz) or at this time. May be repeated."
         )
         var skip: [String] = []
+        @Option(
+            help: ArgumentHelp(
+                "Change one occurrence of a repeating entry: the one on this day (YYYY-MM-DD in --tz) or at this time.",
+                discussion:
+                    "--name, --start, --end and --description then change that occurrence alone (kept as a changed occurrence, RECURRENCE-ID in .ics, as calendar apps do); an occurrence changed before, by an app or by taskcal, is found by its original or its present time."
+            ))
+        var occurrence: String?
 
         func validate() throws {
             if let rule, rule.lowercased() != "none", let problem = RecurrenceRule.problem(rule) {
                 throw ValidationError("--rule: \(problem)")
             }
+            if occurrence != nil && (rule != nil || !skip.isEmpty) {
+                throw ValidationError(
+                    "--occurrence changes one occurrence; --rule and --skip change the whole entry (give them without --occurrence)"
+                )
+            }
+        }
+
+        /// The occurrence `text` names among the records of entry `id`: a change made before
+        /// (by its original or its present time), else the one the rule gives.
+        private func occurrence(
+            _ text: String, of entry: TaskRecord, in store: any DiaryStore
+        ) throws -> TaskRecord {
+            guard entry.recurrence != nil else {
+                throw ValidationError("--occurrence: #\(id) \"\(entry.name)\" does not repeat")
+            }
+            let window: Range<Int64>
+            if let day = LocalTime.Day(text) {
+                let span = options.time.span(of: day)
+                window = span.start..<span.finish
+            } else {
+                let instant = try options.parseTime(text, option: "--occurrence")
+                window = instant..<instant + 1
+            }
+            let changes = try options.run { () throws(DiaryError) in try store.allEntries() }
+                .filter { $0.id == id && $0.recurrenceID != nil }
+            if let changed = changes.first(where: { window.contains($0.recurrenceID ?? 0) })
+                ?? changes.first(where: { window.contains($0.dateStart) })
+            {
+                return changed
+            }
+            let original = ((try? Expansion(window: window).occurrences(of: entry).0) ?? [])
+                .filter { window.contains($0.dateStart) }
+            guard var found = original.first else {
+                throw ValidationError(
+                    "--occurrence '\(text)': #\(id) \"\(entry.name)\" does not occur then")
+            }
+            found.recurrence = nil
+            found.recurrenceID = found.dateStart
+            return found
         }
 
         func run() throws {
             let store = try options.open()
             var record = try options.run { () throws(DiaryError) in try store.entry(id) }
+            if let occurrence { record = try self.occurrence(occurrence, of: record, in: store) }
             if let name { record.name = name }
             if let start { record.dateStart = try options.parseTime(start, option: "--start") }
             if let end { record.dateFinish = try options.parseTime(end, option: "--end") }
@@ -399,7 +446,7 @@ struct DiaryCommand: ParsableCommand {
             }
             for skipped in result.skipped { Console.note("skipped \(skipped)") }
             Console.note(
-                "imported \(result.imported.count) entr\(result.imported.count == 1 ? "y" : "ies")"
+                "imported \(DiaryCommand.counted(result.imported))"
                     + (result.skipped.isEmpty
                         ? "" : ", skipped \(Set(result.skipped.map(\.source)).count)"))
         }
@@ -429,8 +476,21 @@ struct DiaryCommand: ParsableCommand {
             let report = Converter.write(records, to: output, options: write)
             Console.show(report, quiet: false)
             guard report.succeeded else { throw ExitCode(2) }
-            if output != "-" { Console.note("exported \(records.count) entries to \(output)") }
+            if output != "-" {
+                Console.note("exported \(DiaryCommand.counted(records.map(\.id))) to \(output)")
+            }
         }
+    }
+
+    /// "3 entries", or "3 entries (4 records: 1 changed occurrence)" when changed occurrences
+    /// of repeating entries came with them (`ids`: one per record).
+    static func counted(_ ids: [Int64]) -> String {
+        let entries = Set(ids).count
+        let changes = ids.count - entries
+        return "\(entries) entr\(entries == 1 ? "y" : "ies")"
+            + (changes == 0
+                ? ""
+                : " (\(ids.count) records: \(changes) changed occurrence\(changes == 1 ? "" : "s"))")
     }
 
     struct Check: ParsableCommand {

@@ -139,4 +139,78 @@ struct DiaryStoreTests {
             newIDs: true)
         #expect(renumbered.imported == [11])
     }
+
+    @Test(
+        "a repeating entry and its changed occurrences are one entry: imported, checked, edited and deleted together",
+        arguments: Backend.allCases)
+    func changedOccurrences(backend: Backend) throws {
+        let (store, cleanUp) = try backend.makeStore()
+        defer { cleanUp() }
+        let week: Int64 = 604_800
+        var series = entry(5, 0, 3600, "weekly")
+        series.uid = "weekly@example.com"
+        series.recurrence = Recurrence(rule: "FREQ=WEEKLY;COUNT=4")
+        // The second occurrence, moved two hours later (as a calendar app exports it).
+        var moved = entry(5, week + 7200, week + 10_800, "weekly, moved")
+        moved.uid = series.uid
+        moved.recurrenceID = week
+        let result = try store.importRecords(
+            [IncomingRecord(series, source: "c.ics:1"), IncomingRecord(moved, source: "c.ics:9")],
+            skipConflicts: false, newIDs: false)
+        #expect(result.imported == [5, 5])
+        #expect(try store.allEntries().filter { $0.id == 5 }.count == 2)
+        #expect(try store.entry(5).recurrenceID == nil, "the entry is the series")
+
+        // The moved occurrence's old slot is free; its new one is taken.
+        let free = try store.add(entry(0, week, week + 3600, "in the old slot"))
+        #expect(free.id == 6)
+        #expect(conflictIDs { _ = try store.add(entry(0, week + 7300, week + 7400)) } == [5])
+        // The other occurrences still block their slots.
+        #expect(conflictIDs { _ = try store.add(entry(0, 2 * week, 2 * week + 60)) } == [5])
+
+        // Each record can be edited: the changed occurrence alone, and the series keeps it.
+        var later = moved
+        later.dateStart = week + 36_000
+        later.dateFinish = week + 39_600
+        try store.update(later)
+        _ = try store.add(entry(0, week + 7300, week + 7400, "where it was"))
+        #expect(
+            try store.allEntries().first { $0.recurrenceID == week }?.dateStart == week + 36_000)
+        // A new change of another occurrence, made by the diary.
+        var third = series
+        third.recurrence = nil
+        third.recurrenceID = 3 * week
+        third.name = "weekly, renamed"
+        try store.update(third)
+        #expect(try store.allEntries().filter { $0.id == 5 }.count == 3)
+        #expect(try store.check() == [])
+
+        try store.delete(5)
+        #expect(try store.allEntries().map(\.id).sorted() == [6, 7])
+
+        // An entry goes in whole: its changed occurrence collides, so the series stays out too;
+        // with fresh ids, the records of one entry share one.
+        var other = series
+        other.id = 1
+        other.uid = "other@example.com"
+        other.dateStart = 10 * week
+        other.dateFinish = 10 * week + 3600
+        var clash = other
+        clash.recurrence = nil
+        clash.recurrenceID = 11 * week
+        clash.dateStart = week
+        clash.dateFinish = week + 60
+        let incoming = [
+            IncomingRecord(other, source: "d.ics:1"), IncomingRecord(clash, source: "d.ics:9"),
+        ]
+        let skipped = try store.importRecords(incoming, skipConflicts: true, newIDs: true)
+        #expect(skipped.imported == [])
+        #expect(skipped.skipped.contains { $0.message.contains("left out with the rest of entry") })
+        clash.dateStart = 11 * week + 60
+        clash.dateFinish = 11 * week + 120
+        let fresh = try store.importRecords(
+            [IncomingRecord(other, source: "d.ics:1"), IncomingRecord(clash, source: "d.ics:9")],
+            skipConflicts: false, newIDs: true)
+        #expect(fresh.imported == [8, 8])
+    }
 }

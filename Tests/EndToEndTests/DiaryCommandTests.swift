@@ -71,6 +71,106 @@ struct DiaryCommandTests {
         #expect(try diary(["delete", "1"]).status == 1)
     }
 
+    @Test(
+        "a calendar app's moved occurrence comes in with its series, blocks its new slot, frees its old one, and can be edited",
+        arguments: ["sqlite", "vdir"])
+    func changedOccurrence(backend: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        func diary(_ arguments: [String]) throws -> Taskcal.Result {
+            try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Berlin"])
+        }
+        let imported = try diary(["import", Taskcal.sample("google-recurring.ics")])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.contains("imported 3 entries (4 records: 1 changed occurrence)"))
+        // Planning moved from 09:30 to 14:00 on Wednesday 25 November.
+        let clash = try diary([
+            "add", "--name", "Dentist", "--start", "2026-11-25T14:10", "--end", "2026-11-25T14:20",
+        ])
+        #expect(clash.status == 1)
+        #expect(clash.stderr.contains(#"overlaps #1 "Planning (moved to the afternoon)""#))
+        #expect(
+            try diary([
+                "add", "--name", "Dentist", "--start", "2026-11-25T09:30", "--end",
+                "2026-11-25T10:00",
+            ]).stdout == "4\n")
+        // One more occurrence changed from the command line; the series keeps the rest.
+        #expect(
+            try diary([
+                "edit", "1", "--occurrence", "2026-11-30", "--start", "2026-11-30T16:00", "--end",
+                "2026-11-30T16:30", "--name", "Planning, late",
+            ]).status == 0)
+        let week = try diary(["list", "--from", "2026-11-23", "--to", "2026-12-03"])
+        #expect(
+            week.stdout == """
+                #1  2026-11-23 Mon 09:30–10:00  Planning
+                #4  2026-11-25 Wed 09:30–10:00  Dentist
+                #1  2026-11-25 Wed 14:00–14:30  Planning (moved to the afternoon)
+                #3  2026-11-26 Thu 18:00–19:30  Climbing (floating time: read in X-WR-TIMEZONE)
+                #1  2026-11-30 Mon 16:00–16:30  Planning, late
+                #1  2026-12-02 Wed 09:30–10:00  Planning
+
+                """, "\(week.stderr)")
+        let again = try diary([
+            "edit", "1", "--occurrence", "2026-11-30T16:00", "--end", "2026-11-30T17:00",
+        ])
+        #expect(again.status == 0, "found by its present time: \(again.stderr)")
+        let notThen = try diary(["edit", "1", "--occurrence", "2026-11-24", "--name", "x"])
+        #expect(notThen.status != 0)
+        #expect(notThen.stderr.contains("does not occur then"))
+        #expect(try diary(["check"]).status == 0)
+        let export = try diary(["export", "-o", "back.ics"])
+        #expect(export.stderr.contains("exported 4 entries (6 records: 2 changed occurrences)"))
+        #expect(try cli.read("back.ics").components(separatedBy: "RECURRENCE-ID").count == 3)
+        #expect(try diary(["delete", "1"]).status == 0)
+        #expect(try diary(["list", "--format", "json"]).stdout.contains("Planning") == false)
+    }
+
+    @Test(
+        "a diary an earlier version wrote (schema v3) is brought up to date and keeps its entries")
+    func migration() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // The file as taskcal's schema v3 (GRDB's migrations v1–v3) left it.
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.executescript('''
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1: entries'), ('v2: repeating entries'), ('v3: identity');
+            CREATE TABLE entry (id INTEGER PRIMARY KEY, date_start INTEGER NOT NULL,
+              date_finish INTEGER NOT NULL, name TEXT NOT NULL CHECK (length(name) > 0),
+              description TEXT, occupies BOOLEAN NOT NULL, record TEXT NOT NULL,
+              repeats BOOLEAN NOT NULL DEFAULT 0, CHECK (date_finish >= date_start));
+            CREATE INDEX entry_by_start ON entry (date_start);
+            CREATE INDEX entry_occupied_by_start ON entry (date_start, date_finish) WHERE occupies = 1;
+            CREATE INDEX entry_repeating ON entry (date_start) WHERE repeats = 1;
+            CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO meta VALUES ('identity', 'diary-old'), ('highest_id', '7');
+            INSERT INTO entry VALUES (3, 1795766400, 1795770000, 'Dentist', NULL, 1,
+              '{"id": 3, "date_start": "1795766400", "date_finish": "1795770000", "name": "Dentist", "uid": "taskcal-3@taskcal.invalid"}', 0);
+            ''')
+            db.commit()
+            """
+        try cli.write("make.py", script)
+        let made = try Taskcal.execute(
+            "/usr/bin/env", ["python3", cli.path("make.py"), cli.path("old.sqlite")],
+            in: cli.directory)
+        #expect(made.status == 0, "\(made.stderr)")
+        func diary(_ arguments: [String]) throws -> Taskcal.Result {
+            try cli.run(["diary"] + arguments + ["--store", cli.path("old.sqlite"), "--tz", "UTC"])
+        }
+        #expect(try diary(["list"]).stdout == "#3  2026-11-27 Fri 08:00–09:00  Dentist\n")
+        #expect(
+            try diary([
+                "add", "--name", "Call", "--start", "2026-11-27T09:00", "--end", "2026-11-27T10:00",
+            ]).stdout == "8\n", "ids above the highest ever given")
+        let imported = try diary(["import", Taskcal.sample("google-recurring.ics"), "--new-ids"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try diary(["check"]).stdout.contains("ok: 6 entries"))
+    }
+
     @Test("attachments and alarms survive import and export", arguments: ["sqlite", "vdir"])
     func richRecords(backend: String) throws {
         let cli = try Taskcal()

@@ -86,6 +86,37 @@ struct JudgeTests {
     }
 
     @Test(
+        "a diary's export of a series with a moved occurrence is read right by every judge",
+        .enabled(
+            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"),
+        arguments: ["sqlite", "vdir"])
+    func diaryExport(backend: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = backend == "sqlite" ? cli.path("d.sqlite") : "vdir:" + cli.path("d")
+        let sample = Taskcal.sample("google-recurring.ics")
+        #expect(try cli.run(["diary", "import", sample, "--store", store]).status == 0)
+        #expect(
+            try cli.run([
+                "diary", "edit", "1", "--occurrence", "2026-12-02", "--tz", "Europe/Berlin",
+                "--name", "Planning, renamed", "--store", store,
+            ]).status == 0)
+        for output in ["out.ics", "out.json"] {
+            #expect(
+                try cli.run(["diary", "export", "-o", output, "--store", store]).status == 0)
+        }
+        #expect(try cli.read("out.ics").components(separatedBy: "RECURRENCE-ID").count == 3)
+        let judge = Taskcal.packageRoot.appendingPathComponent(
+            "Tests/EndToEndTests/Fixtures/judge.py"
+        ).path
+        let result = try Taskcal.execute(
+            "/usr/bin/env",
+            ["python3", judge, cli.path("out.ics"), cli.path("out.json")]
+                + (libicalJudge.map { [$0] } ?? []), in: cli.directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test(
         "every zone, twice a year 1970–2037: local times as the tz database says; icalendar, vobject and libical read the VTIMEZONEs so",
         .enabled(
             if: pythonJudges || required, "python3 with icalendar and vobject is not installed"))
