@@ -102,4 +102,40 @@ struct BatchCommandTests {
                 "convert", Taskcal.sample("spec-example.json"), "-o", "a.ics", "--output-dir", "x",
             ]).status == 2)
     }
+
+    @Test("two inputs that would write one output are refused before anything is written")
+    func outputCollision() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let record = #"{"id": 1, "date_start": "0", "date_finish": "60", "name": "x"}"#
+        try FileManager.default.createDirectory(
+            atPath: cli.path("in"), withIntermediateDirectories: true)
+        try cli.write("in/x.json", "[\(record)]")
+        try cli.write("in/x.ndjson", record + "\n")
+        try cli.write("in/y.json", "[\(record)]")
+        let result = try cli.run(["convert", "in", "--output-dir", "out"])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.contains("would write out/x.ics, as in/x.json does"), "\(result.stderr)")
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: cli.path("out"))) ?? []
+        #expect(written.isEmpty, "nothing converted: \(written)")
+    }
+
+    @Test("an output folder inside the input folder is never read as input")
+    func outputInsideInput() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try FileManager.default.createDirectory(
+            atPath: cli.path("in"), withIntermediateDirectories: true)
+        try cli.write(
+            "in/a.json", #"[{"id": 1, "date_start": "0", "date_finish": "60", "name": "x"}]"#)
+        for _ in 0..<2 {
+            let result = try cli.run(["convert", "in", "--output-dir", "in/out", "--to", "json"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: cli.path("in/out")).sorted() == [
+                "a.json"
+            ])
+    }
 }

@@ -55,6 +55,21 @@ struct ConvertCommandTests {
         #expect(try cli.read("a.ics").contains("DTSTAMP:20231114T221320Z\r\n"))
     }
 
+    @Test("a rule comes back as written, in its order and case, through .ics and back")
+    func ruleAsWritten() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let rule = "BYDAY=MO,WE;FREQ=weekly;INTERVAL=2;UNTIL=20271231T000000Z"
+        try cli.write(
+            "r.json",
+            #"[{"id": 1, "date_start": "1795766400", "date_finish": "1795770000", "name": "r", "recurrence": {"rule": "\#(rule)"}}]"#
+        )
+        #expect(try cli.run(["convert", "r.json", "-o", "r.ics"]).status == 0)
+        #expect(try cli.read("r.ics").contains("RRULE:" + rule + "\r\n"))
+        #expect(try cli.run(["convert", "r.ics", "-o", "back.json"]).status == 0)
+        #expect(try cli.read("back.json").contains(#""rule": "\#(rule)""#))
+    }
+
     @Test("standard input and output work with --from and --to")
     func pipes() throws {
         let cli = try Taskcal()
