@@ -428,10 +428,17 @@ public final class VdirDiary: DiaryStore {
             var groupOf: [Int64: Int] = [:]
             for record in plan.accepted {
                 if let index = groupOf[record.id] {
-                    groups[index] = Rules.group(groups[index], with: record)
+                    groups[index].append(record)
                 } else {
                     groupOf[record.id] = groups.count
                     groups.append([record])
+                }
+            }
+            // The entry first, then its changes by original start (the plan let no two
+            // records of one entry change the same occurrence).
+            for index in groups.indices {
+                groups[index].sort {
+                    ($0.recurrenceID ?? Int64.min) < ($1.recurrenceID ?? Int64.min)
                 }
             }
             do throws(DiaryError) {
