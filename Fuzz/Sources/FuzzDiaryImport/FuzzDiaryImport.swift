@@ -4,7 +4,8 @@ import TaskConversion
 import TaskModel
 
 /// `diary import`: the records of .ics or JSON into a fresh diary (in memory), all or
-/// nothing and with --skip-conflicts, then the diary's own check.
+/// nothing and with --skip-conflicts, then the diary's own check, an edit of a changed
+/// occurrence (or of an entry) and a delete.
 @_cdecl("FuzzDiaryImport_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
     -> CInt
@@ -23,6 +24,13 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
         _ = try? diary.importRecords(
             incoming, skipConflicts: first & 2 != 0, newIDs: first & 4 != 0)
         _ = try? diary.check()
-        _ = try? diary.allEntries()
+        let stored = (try? diary.allEntries()) ?? []
+        if var edited = stored.first(where: { $0.recurrenceID != nil }) ?? stored.first {
+            edited.dateFinish = edited.dateStart + 3_600
+            edited.name = "edited"
+            try? diary.update(edited)
+            try? diary.delete(edited.id)
+            _ = try? diary.check()
+        }
     }
 }
