@@ -243,7 +243,12 @@ struct DiaryCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one entry.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show one entry.",
+            discussion: """
+                A repeating entry is shown with its rule and its changed occurrences; with
+                --format json, one line each (the entry first, then its changes).
+                """)
         @OptionGroup var options: StoreOptions
         @Argument(help: "The entry's id.") var id: Int64
         @Option(help: "text or json.") var format: ReportFormat = .text
@@ -251,12 +256,26 @@ struct DiaryCommand: ParsableCommand {
         func run() throws {
             let store = try options.open()
             let record = try options.run { () throws(DiaryError) in try store.entry(id) }
+            let changes =
+                record.recurrence == nil
+                ? []
+                : try options.run { () throws(DiaryError) in try store.allEntries() }
+                    .filter { $0.id == id && $0.recurrenceID != nil }
+                    .sorted { ($0.recurrenceID ?? 0) < ($1.recurrenceID ?? 0) }
             switch format {
-            case .json: print(record.jsonLine)
+            case .json:
+                print(record.jsonLine)
+                for change in changes { print(change.jsonLine) }
             case .text:
                 let time = options.time
                 print("#\(record.id) \(record.name)")
                 print("  \(time.iso(record.dateStart)) – \(time.iso(record.dateFinish))")
+                if let rule = record.recurrence?.rule { print("  repeats: \(rule)") }
+                for change in changes {
+                    print(
+                        "  changed: the occurrence of \(time.iso(change.recurrenceID ?? 0)) is \"\(change.name)\" \(time.iso(change.dateStart)) – \(time.iso(change.dateFinish))"
+                    )
+                }
                 if let description = record.description {
                     print("  " + description.replacingOccurrences(of: "\n", with: "\n  "))
                 }

@@ -84,6 +84,14 @@ struct DiaryCommandTests {
         let imported = try diary(["import", Taskcal.sample("google-recurring.ics")])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stderr.contains("imported 3 entries (4 records: 1 changed occurrence)"))
+        let shown = try diary(["show", "1"]).stdout
+        #expect(shown.contains("repeats: FREQ=WEEKLY;BYDAY=MO,WE"))
+        #expect(
+            shown.contains(
+                #"changed: the occurrence of 2026-11-25T09:30+01:00 is "Planning (moved to the afternoon)" 2026-11-25T14:00+01:00"#
+            ))
+        #expect(
+            try diary(["show", "1", "--format", "json"]).stdout.split(separator: "\n").count == 2)
         // Planning moved from 09:30 to 14:00 on Wednesday 25 November.
         let clash = try diary([
             "add", "--name", "Dentist", "--start", "2026-11-25T14:10", "--end", "2026-11-25T14:20",
