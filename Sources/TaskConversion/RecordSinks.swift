@@ -192,6 +192,9 @@ final class ICSRecordSink: RecordSink {
     private var buffer: [UInt8] = []
     private var zonesWritten: Set<String> = []
     private var started = false
+    /// The UID namespace and attachment folder of the file records last came from: worked
+    /// out once a file, not once a record (a file URL costs a getcwd and a stat).
+    private var source: (file: String, namespace: String, base: URL?)?
     /// `--uid-namespace`, when given; else each input file's own.
     private let namespace: String?
     private let namespaceOfFile: (String) -> String
@@ -245,13 +248,17 @@ final class ICSRecordSink: RecordSink {
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
         if !started { try begin() }
-        writer.uidScheme.namespace = namespace ?? namespaceOfFile(location.file)
+        if source?.file != location.file {
+            source = (
+                location.file, namespace ?? namespaceOfFile(location.file),
+                location.file == "-"
+                    ? nil : URL(fileURLWithPath: location.file).deletingLastPathComponent()
+            )
+        }
+        writer.uidScheme.namespace = source?.namespace
         var components: [Component]
         do {
-            let base =
-                location.file == "-"
-                ? nil : URL(fileURLWithPath: location.file).deletingLastPathComponent()
-            components = try writer.components(for: record, attachmentBase: base)
+            components = try writer.components(for: record, attachmentBase: source?.base)
             // A zone first used here is defined here, before the events that need it.
             let zones = writer.extraZones(for: record).filter { !zonesWritten.contains($0) }
             for zone in zones {
