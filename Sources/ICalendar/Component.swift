@@ -250,8 +250,9 @@ public final class Component {
     public func serialize(into buffer: inout [UInt8]) {
         guard let text = icalcomponent_as_ical_string_r(pointer) else { return }
         defer { icalmemory_free_buffer(text) }
-        let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
-        guard bytes.firstRange(of: Self.xEnd) != nil else {
+        let count = strlen(text)
+        let bytes = UnsafeRawBufferPointer(start: text, count: count)
+        guard Self.contains(bytes, Self.xEnd) else {
             Self.repair(bytes, into: &buffer)
             return
         }
@@ -289,6 +290,26 @@ public final class Component {
                 buffer.append(contentsOf: bytes[start..<lineEnd])
             }
             start = lineEnd
+        }
+    }
+
+    /// Whether `needle` occurs in `bytes`: memchr to each candidate, memcmp there. (Not
+    /// DataProtocol.firstRange(of:): Foundation's generic search compares element by element
+    /// at every position, and took a tenth of a whole JSON → .ics conversion.)
+    static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let base = bytes.baseAddress, let first = needle.first, bytes.count >= needle.count
+        else { return needle.isEmpty }
+        return needle.withUnsafeBytes { pattern in
+            let last = bytes.count - needle.count
+            var offset = 0
+            while offset <= last {
+                guard let found = memchr(base + offset, Int32(first), last - offset + 1) else {
+                    return false
+                }
+                if memcmp(found, pattern.baseAddress!, needle.count) == 0 { return true }
+                offset = base.distance(to: UnsafeRawPointer(found)) + 1
+            }
+            return false
         }
     }
 

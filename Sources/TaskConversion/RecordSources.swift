@@ -254,6 +254,7 @@ final class NDJSONRecordSource: RecordSource {
     private let lines: LineSource
     private var lineNumber = 0
     private var duplicates = DuplicateRecords()
+    private let decoder = JSONDecoder()
     let warnings: [Diagnostic] = []
     private(set) var calendar = CalendarInfo()
 
@@ -289,13 +290,13 @@ final class NDJSONRecordSource: RecordSource {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let location = Location(file: path, line: lineNumber)
             do {
-                switch try TaskJSON.decodeNDJSONLine(Data(line)) {
+                switch try TaskJSON.decodeNDJSONLine(Data(line), decoder: decoder) {
                 case .calendar(let info) where lineNumber == 1:
                     calendar = info
                     continue
                 case .calendar, .invalidCalendar:
                     if case .invalidCalendar(let problems) = try TaskJSON.decodeNDJSONLine(
-                        Data(line))
+                        Data(line), decoder: decoder)
                     {
                         return .failed(
                             problems.problems.map {
