@@ -22,8 +22,12 @@ measure() { # label command... -> "seconds peak_kb"
     cat "$WORK/time"
 }
 
-read -r t_to_ics m_to_ics < <(measure "$TASKCAL" convert "$WORK/in-$N.ndjson" -o "$WORK/out-$N.ics" -q)
-read -r t_to_json m_to_json < <(measure "$TASKCAL" convert "$WORK/out-$N.ics" -o "$WORK/back-$N.ndjson" -q)
+# One UID namespace both ways (by default it is each file's name), so the UIDs written read
+# back as ids and the round trip gives the input back byte for byte.
+read -r t_to_ics m_to_ics < <(measure "$TASKCAL" convert "$WORK/in-$N.ndjson" -o "$WORK/out-$N.ics" -q \
+    --uid-namespace bench)
+read -r t_to_json m_to_json < <(measure "$TASKCAL" convert "$WORK/out-$N.ics" -o "$WORK/back-$N.ndjson" -q \
+    --uid-namespace bench)
 read -r t_build m_build < <(measure "$WORK/baseline" build "$N" "$WORK/base-$N.ics")
 read -r t_parse m_parse < <(measure "$WORK/baseline" parse "$WORK/out-$N.ics")
 cmp -s "$WORK/in-$N.ndjson" "$WORK/back-$N.ndjson" && same=yes || same=NO
