@@ -236,11 +236,14 @@ public enum TaskJSON {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: FieldKey.self)
-            let keys = Set(container.allKeys.map(\.stringValue))
-            guard keys.contains("calendar") || keys.contains("records") else {
+            // Almost every NDJSON line is a record: two lookups, not a set of its keys.
+            guard
+                container.contains(FieldKey("calendar")) || container.contains(FieldKey("records"))
+            else {
                 records = [try Lossy(from: decoder).result]
                 return
             }
+            let keys = Set(container.allKeys.map(\.stringValue))
             isCalendarLine = !keys.contains("records")
             var found: [Problem] = []
             for key in keys.sorted() where key != "calendar" && key != "records" {
