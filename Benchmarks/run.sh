@@ -5,7 +5,8 @@
 #
 # Builds taskcal (release) and the C baseline, generates N records with the samples' mix
 # (Benchmarks/generate.py), then times each direction with /usr/bin/time and prints a table
-# with the ratio to the baseline measured in the same run.
+# with the ratio to the baseline measured in the same run, then the same conversion done by
+# Python icalendar (Benchmarks/peer_icalendar.py) when it is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-100000}
@@ -40,3 +41,19 @@ echo "|---|---|---|---|---|---|"
 echo "| NDJSON → .ics | $t_to_ics | $(rate "$t_to_ics") | $((m_to_ics / 1024)) MB | $t_build (build + serialize) | $(ratio "$t_to_ics" "$t_build") |"
 echo "| .ics → NDJSON | $t_to_json | $(rate "$t_to_json") | $((m_to_json / 1024)) MB | $t_parse (parse + walk) | $(ratio "$t_to_json" "$t_parse") |"
 echo "round trip identical: $same"
+
+# The peer: Python icalendar doing the same conversion (Benchmarks/peer_icalendar.py), on the
+# same input and on taskcal's .ics, in the same run. Skipped when icalendar is not installed.
+if python3 -c "import icalendar" 2>/dev/null; then
+    peer=Benchmarks/peer_icalendar.py
+    read -r p_to_ics m_p_to_ics < <(measure python3 "$peer" to-ics "$WORK/in-$N.ndjson" "$WORK/peer-$N.ics")
+    read -r p_to_json m_p_to_json < <(measure python3 "$peer" to-ndjson "$WORK/out-$N.ics" "$WORK/peer-back-$N.ndjson")
+    version=$(python3 -c "import icalendar; print(icalendar.__version__)")
+    echo
+    echo "| direction | taskcal s | Python icalendar $version s | peak RSS (icalendar) | taskcal is |"
+    echo "|---|---|---|---|---|"
+    echo "| NDJSON → .ics | $t_to_ics | $p_to_ics | $((m_p_to_ics / 1024)) MB | $(ratio "$p_to_ics" "$t_to_ics") faster |"
+    echo "| .ics → NDJSON | $t_to_json | $p_to_json | $((m_p_to_json / 1024)) MB | $(ratio "$p_to_json" "$t_to_json") faster |"
+else
+    echo "(Python icalendar not installed: pip install icalendar==7.3.0 for the peer rows)"
+fi
