@@ -254,7 +254,6 @@ final class NDJSONRecordSource: RecordSource {
     private let lines: LineSource
     private var lineNumber = 0
     private var duplicates = DuplicateRecords()
-    private let decoder = JSONDecoder()
     let warnings: [Diagnostic] = []
     private(set) var calendar = CalendarInfo()
 
@@ -290,13 +289,13 @@ final class NDJSONRecordSource: RecordSource {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let location = Location(file: path, line: lineNumber)
             do {
-                switch try TaskJSON.decodeNDJSONLine(Data(line), decoder: decoder) {
+                switch try TaskJSON.decodeNDJSONLine(Data(line)) {
                 case .calendar(let info) where lineNumber == 1:
                     calendar = info
                     continue
                 case .calendar, .invalidCalendar:
                     if case .invalidCalendar(let problems) = try TaskJSON.decodeNDJSONLine(
-                        Data(line), decoder: decoder)
+                        Data(line))
                     {
                         return .failed(
                             problems.problems.map {

@@ -30,43 +30,35 @@ public enum TaskJSON {
         if let problem = encodingProblem(data) { throw problem }
         let data = withoutByteOrderMark(data)
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
-        do {
-            switch first {
-            case UInt8(ascii: "["):
-                return File(
-                    records: try JSONDecoder().decode([Lossy].self, from: data).map(\.result))
-            case UInt8(ascii: "{"):
-                let object = try JSONDecoder().decode(FileObject.self, from: data)
-                return File(
-                    calendar: object.calendar, records: object.records,
-                    problems: object.problems?.problems ?? [])
-            case nil:
-                throw SyntaxError(
-                    line: 1, message: "the file is empty; expected a JSON array of task records")
-            default:
-                throw SyntaxError(
-                    line: 1,
-                    message:
-                        "expected a JSON array of task records ([…]), one record ({…}) or {\"calendar\": {…}, \"records\": […]}"
-                )
-            }
-        } catch let error as SyntaxError {
-            throw error
-        } catch {
-            throw syntaxError(error, in: data)
+        switch first {
+        case UInt8(ascii: "["):
+            guard case .array(let values) = try parse(data) else { return File(records: []) }
+            return File(records: values.map(record(_:)))
+        case UInt8(ascii: "{"):
+            let object = FileObject(try parse(data))
+            return File(
+                calendar: object.calendar, records: object.records,
+                problems: object.problems?.problems ?? [])
+        case nil:
+            throw SyntaxError(
+                line: 1, message: "the file is empty; expected a JSON array of task records")
+        default:
+            throw SyntaxError(
+                line: 1,
+                message:
+                    "expected a JSON array of task records ([…]), one record ({…}) or {\"calendar\": {…}, \"records\": […]}"
+            )
         }
     }
 
-    /// One record from one line of NDJSON.
+    /// One record from one line of NDJSON (or a whole single-record file).
     public static func decodeLine(_ data: Data) throws(SyntaxError) -> Result<
         TaskRecord, RecordProblems
     > {
         if let problem = encodingProblem(data) { throw problem }
-        do {
-            return try JSONDecoder().decode(Lossy.self, from: withoutByteOrderMark(data)).result
-        } catch {
-            throw syntaxError(error, in: data)
-        }
+        let value = try parse(withoutByteOrderMark(data))
+        guard case .object = value else { throw notAnObject(value) }
+        return record(value)
     }
 
     /// One line of NDJSON: a record, or (the first line) the calendar's own data.
@@ -77,34 +69,25 @@ public enum TaskJSON {
         case invalidCalendar(RecordProblems)
     }
 
-    /// One line of NDJSON, which may be `{"calendar": {…}}`. A reader of many lines passes
-    /// one `decoder` for all of them: making a JSONDecoder for each line cost NDJSON a fifth
-    /// more time than a JSON array of the same records.
-    public static func decodeNDJSONLine(_ data: Data, decoder: JSONDecoder = JSONDecoder())
-        throws(SyntaxError) -> Line
-    {
+    /// One line of NDJSON, which may be `{"calendar": {…}}`.
+    public static func decodeNDJSONLine(_ data: Data) throws(SyntaxError) -> Line {
         if let problem = encodingProblem(data) { throw problem }
-        let data = withoutByteOrderMark(data)
-        do {
-            let object = try decoder.decode(FileObject.self, from: data)
-            if object.isCalendarLine {
-                if let problems = object.problems { return .invalidCalendar(problems) }
-                return .calendar(object.calendar ?? CalendarInfo())
-            }
-            guard object.records.count == 1, let record = object.records.first else {
-                // `{"records": […]}` is the object form of a whole file, not a line.
-                throw SyntaxError(
-                    line: nil,
-                    message:
-                        "expected one task record ({…}) on each line of NDJSON (or {\"calendar\": {…}} on the first); {\"records\": […]} belongs in a .json file"
-                )
-            }
-            return .record(record)
-        } catch let error as SyntaxError {
-            throw error
-        } catch {
-            throw syntaxError(error, in: data)
+        let value = try parse(withoutByteOrderMark(data))
+        guard case .object = value else { throw notAnObject(value) }
+        let object = FileObject(value)
+        if object.isCalendarLine {
+            if let problems = object.problems { return .invalidCalendar(problems) }
+            return .calendar(object.calendar ?? CalendarInfo())
         }
+        guard object.records.count == 1, let record = object.records.first else {
+            // `{"records": […]}` is the object form of a whole file, not a line.
+            throw SyntaxError(
+                line: nil,
+                message:
+                    "expected one task record ({…}) on each line of NDJSON (or {\"calendar\": {…}} on the first); {\"records\": […]} belongs in a .json file"
+            )
+        }
+        return .record(record)
     }
 
     /// Why `data` is not UTF-8 JSON text as RFC 8259 requires, said so that the file can be
@@ -173,116 +156,111 @@ public enum TaskJSON {
         data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
     }
 
-    /// A syntax error with a line and column. Foundation's JSONDecoder on Linux says only
-    /// "not valid JSON"; JSONSerialization says "around character N", which is turned into
-    /// a line and column here.
-    private static func syntaxError(_ error: any Error, in data: Data) -> SyntaxError {
-        let parsed: Any
-        do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+    /// `data` parsed, or the syntax error with its line and column (a column alone for text
+    /// on one line, which the caller names by line: NDJSON, or a file on one line).
+    private static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
+        do throws(JSONValue.SyntaxError) {
+            return try JSONValue.parse(data)
         } catch {
-            let text =
-                (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-                ?? "not valid JSON"
+            throw syntaxError(error, in: data)
+        }
+    }
+
+    private static func syntaxError(_ error: JSONValue.SyntaxError, in data: Data) -> SyntaxError {
+        guard let offset = error.offset else {
+            let lines = data.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 } - (data.last == 0x0A ? 1 : 0)
+            return SyntaxError(
+                line: lines,
+                message:
+                    "not valid JSON: the text ends before the JSON does (a ] or } missing, or the file cut short)"
+            )
+        }
+        do {
             var line = 1
             var column = 1
-            if let range = text.range(of: "character "),
-                let offset = Int(text[range.upperBound...].prefix { $0.isNumber })
-            {
-                for byte in data.prefix(offset) {
-                    if byte == 0x0A {
-                        line += 1
-                        column = 1
-                    } else if byte & 0xC0 != 0x80 {
-                        column += 1
-                    }
+            for byte in data.prefix(offset) {
+                if byte == 0x0A {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
                 }
-                let reason = text[..<range.lowerBound].replacingOccurrences(
-                    of: " around ", with: "")
-                // One line (NDJSON, or a file on one line): the caller names the line.
-                let place =
-                    data.contains(0x0A) ? "line \(line), column \(column)" : "column \(column)"
-                return SyntaxError(line: line, message: "not valid JSON: \(reason) at \(place)")
             }
-            if text.contains("end of file") || text.contains("Unexpected end") {
-                let lines =
-                    data.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 } - (data.last == 0x0A ? 1 : 0)
-                return SyntaxError(
-                    line: lines,
-                    message:
-                        "not valid JSON: the text ends before the JSON does (a ] or } missing, or the file cut short)"
-                )
-            }
-            return SyntaxError(line: nil, message: "not valid JSON: \(text)")
+            let place = data.contains(0x0A) ? "line \(line), column \(column)" : "column \(column)"
+            return SyntaxError(line: line, message: "not valid JSON: \(error.reason) at \(place)")
         }
-        let found =
-            parsed is [Any]
-            ? "an array"
-            : parsed is String
-                ? "a string"
-                : parsed is NSNull
-                    ? "null" : parsed is NSNumber ? "a number or true/false" : "something else"
+    }
+
+    /// A line that is JSON but no object.
+    private static func notAnObject(_ value: JSONValue) -> SyntaxError {
+        let found: String
+        switch value {
+        case .array: found = "an array"
+        case .string, .invalidString: found = "a string"
+        case .null: found = "null"
+        case .number, .bool: found = "a number or true/false"
+        case .object: found = "an object"
+        }
         return SyntaxError(
             line: nil, message: "expected a JSON object (a task record), found \(found)")
     }
 
+    /// A record read with its problems caught instead of thrown.
+    private static func record(_ value: JSONValue) -> Result<TaskRecord, RecordProblems> {
+        do {
+            let record = try TaskRecord(json: value)
+            let problems = record.problems
+            return problems.isEmpty ? .success(record) : .failure(RecordProblems(problems))
+        } catch let problems as RecordProblems {
+            return .failure(problems)
+        } catch {
+            return .failure(RecordProblems([Problem(field: "", "\(error)")]))
+        }
+    }
+
     /// A top-level object: the object form of a file (`calendar`, `records`), the calendar
     /// line of NDJSON, or one record.
-    private struct FileObject: Decodable {
+    private struct FileObject {
         var calendar: CalendarInfo?
         var records: [Result<TaskRecord, RecordProblems>] = []
         var problems: RecordProblems?
         var isCalendarLine = false
 
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: FieldKey.self)
-            // Almost every NDJSON line is a record: two lookups, not a set of its keys.
-            guard
-                container.contains(FieldKey("calendar")) || container.contains(FieldKey("records"))
-            else {
-                records = [try Lossy(from: decoder).result]
+        init(_ value: JSONValue) {
+            guard case .object(let members) = value else {
+                records = [TaskJSON.record(value)]
                 return
             }
-            let keys = Set(container.allKeys.map(\.stringValue))
-            isCalendarLine = !keys.contains("records")
-            var found: [Problem] = []
-            for key in keys.sorted() where key != "calendar" && key != "records" {
-                found.append(
-                    Problem(field: key, "unknown field; expected calendar and records"))
+            // Almost every NDJSON line is a record.
+            let calendarMember = members.first { $0.name == "calendar" }
+            let recordsMember = members.first { $0.name == "records" }
+            guard calendarMember != nil || recordsMember != nil else {
+                records = [TaskJSON.record(value)]
+                return
             }
-            if keys.contains("calendar") {
+            isCalendarLine = recordsMember == nil
+            var found: [Problem] = []
+            for key in Set(members.map(\.name)).sorted() where key != "calendar" && key != "records"
+            {
+                found.append(Problem(field: key, "unknown field; expected calendar and records"))
+            }
+            if let calendarMember {
                 do {
-                    calendar = try container.decode(CalendarInfo.self, forKey: FieldKey("calendar"))
+                    calendar = try CalendarInfo(json: calendarMember.value)
                 } catch let error as RecordProblems {
                     found += error.problems.map { $0.nested(in: "calendar") }
                 } catch {
                     found.append(Problem(field: "calendar", "expected an object"))
                 }
             }
-            if keys.contains("records") {
-                do {
-                    records = try container.decode([Lossy].self, forKey: FieldKey("records")).map(
-                        \.result)
-                } catch {
+            if let recordsMember {
+                if case .array(let values) = recordsMember.value {
+                    records = values.map(TaskJSON.record(_:))
+                } else {
                     found.append(Problem(field: "records", "expected an array of task records"))
                 }
             }
             if !found.isEmpty { problems = RecordProblems(found) }
-        }
-    }
-
-    /// A record decoded with its problems caught instead of thrown.
-    private struct Lossy: Decodable {
-        var result: Result<TaskRecord, RecordProblems>
-
-        init(from decoder: any Decoder) throws {
-            do {
-                let record = try TaskRecord(from: decoder)
-                let problems = record.problems
-                result = problems.isEmpty ? .success(record) : .failure(RecordProblems(problems))
-            } catch let problems as RecordProblems {
-                result = .failure(problems)
-            }
         }
     }
 }

@@ -1,32 +1,23 @@
 import Foundation
 
-/// A JSON object key of any name: lets decoding see unknown fields instead of ignoring them.
-struct FieldKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ name: String) { stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
-/// Collects every problem of one JSON object while its fields are decoded, instead of
-/// stopping at the first.
+/// Collects every problem of one JSON object while its fields are read, instead of stopping
+/// at the first.
 struct FieldReader {
     let fields: Fields
     var problems: [Problem] = []
 
-    init(_ decoder: any Decoder, known: Set<String>, what: String) throws {
-        let container: KeyedDecodingContainer<FieldKey>
-        do {
-            container = try decoder.container(keyedBy: FieldKey.self)
-        } catch {
+    init(_ json: JSONValue, known: Set<String>, what: String) throws {
+        guard case .object(let members) = json else {
             throw RecordProblems([Problem(field: "", "expected a JSON object (\(what))")])
         }
-        fields = Fields(container: container)
-        let keys = container.allKeys
-        if !keys.allSatisfy({ known.contains($0.stringValue) }) {
+        fields = Fields(members: members)
+        var unknown: [String] = []
+        for member in members where !known.contains(member.name) {
+            if !unknown.contains(member.name) { unknown.append(member.name) }
+        }
+        if !unknown.isEmpty {
             let expected = known.sorted().joined(separator: ", ")
-            for key in keys.map(\.stringValue).sorted() where !known.contains(key) {
+            for key in unknown.sorted() {
                 problems.append(Problem(field: key, "unknown field; expected one of \(expected)"))
             }
         }
@@ -35,7 +26,7 @@ struct FieldReader {
     func has(_ name: String) -> Bool { fields.has(name) }
 
     mutating func required<T>(_ name: String, _ read: (Fields, String) throws -> T?) -> T? {
-        guard fields.container.contains(FieldKey(name)) else {
+        guard fields.value(name) != nil else {
             problems.append(Problem(field: name, "missing; this field is required"))
             return nil
         }
@@ -68,67 +59,64 @@ struct FieldReader {
     static func describe(_ error: any Error) -> String {
         if let problems = error as? RecordProblems { return problems.description }
         if let problem = error as? Problem { return problem.message }
-        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
         return "\(error)"
     }
 }
 
 /// Typed reads of one JSON object's fields; each throws a ``Problem`` saying what was expected.
 struct Fields {
-    let container: KeyedDecodingContainer<FieldKey>
+    let members: [JSONValue.Member]
+
+    /// The member `name` (the first of that name), `null` included.
+    func value(_ name: String) -> JSONValue? {
+        for member in members where member.name == name { return member.value }
+        return nil
+    }
 
     func has(_ name: String) -> Bool {
-        guard container.contains(FieldKey(name)) else { return false }
-        return (try? container.decodeNil(forKey: FieldKey(name))) == false
+        guard let value = value(name) else { return false }
+        return value != .null
     }
 
     func string(_ name: String) throws -> String {
-        do {
-            return try container.decode(String.self, forKey: FieldKey(name))
-        } catch {
-            let key = FieldKey(name)
-            let other =
-                (try? container.decode(Double.self, forKey: key)) != nil
-                || (try? container.decode(Bool.self, forKey: key)) != nil
-                || (try? container.nestedUnkeyedContainer(forKey: key)) != nil
-                || (try? container.nestedContainer(keyedBy: FieldKey.self, forKey: key)) != nil
-            throw Problem(
-                field: "",
-                other
-                    ? "expected a string"
-                    : "is not valid text (a \\u escape of half a UTF-16 pair, such as \\uD800, is no character); expected a string"
-            )
+        try Self.string(value(name) ?? .null)
+    }
+
+    static func string(_ value: JSONValue) throws -> String {
+        switch value {
+        case .string(let text): return text
+        case .invalidString(let reason):
+            throw Problem(field: "", "is not valid text (\(reason)); expected a string")
+        default: throw Problem(field: "", "expected a string")
         }
     }
 
     func bool(_ name: String) throws -> Bool {
-        do {
-            return try container.decode(Bool.self, forKey: FieldKey(name))
-        } catch {
+        guard case .bool(let value)? = value(name) else {
             throw Problem(field: "", "expected true or false")
         }
+        return value
     }
 
     func integer(_ name: String) throws -> Int64 {
-        do {
-            return try container.decode(Int64.self, forKey: FieldKey(name))
-        } catch {
-            // A number past 2^63 (or with a fraction) decodes as a Double but not an Int64.
-            if let number = try? container.decode(Double.self, forKey: FieldKey(name)),
-                number.rounded() == number
-            {
-                throw Problem(
-                    field: "",
-                    "\(number < 0 ? "-" : "")\(number.magnitude >= 1e19 ? "a number of \(Int(log10(number.magnitude)) + 1) digits" : "the number") is out of range; expected a whole number from -9223372036854775808 to 9223372036854775807"
-                )
-            }
+        guard case .number(let text)? = value(name) else {
             throw Problem(field: "", "expected a whole number")
+        }
+        switch JSONNumber(text) {
+        case .whole(let value): return value
+        case .outOfRange(let number):
+            throw Problem(
+                field: "",
+                "\(number < 0 ? "-" : "")\(number.magnitude >= 1e19 ? "a number of \(Int(log10(number.magnitude)) + 1) digits" : "the number") is out of range; expected a whole number from -9223372036854775808 to 9223372036854775807"
+            )
+        case .fraction, .invalid: throw Problem(field: "", "expected a whole number")
         }
     }
 
     /// Unix seconds as a decimal string (`"147600000"`) or a JSON number.
     func timestamp(_ name: String) throws -> Int64 {
-        if let text = try? container.decode(String.self, forKey: FieldKey(name)) {
+        switch value(name) {
+        case .string(let text)?:
             guard let value = Timestamp.parse(text) else {
                 throw Problem(
                     field: "",
@@ -136,42 +124,44 @@ struct Fields {
                 )
             }
             return value
-        }
-        if let value = try? container.decode(Int64.self, forKey: FieldKey(name)) {
-            return value
-        }
-        if let value = try? container.decode(Double.self, forKey: FieldKey(name)) {
-            throw Problem(
-                field: "",
-                "\(value) is not whole seconds; expected Unix seconds such as \"147600000\"")
+        case .number(let text)?:
+            switch JSONNumber(text) {
+            case .whole(let value): return value
+            case .outOfRange(let value), .fraction(let value):
+                throw Problem(
+                    field: "",
+                    "\(value) is not whole seconds; expected Unix seconds such as \"147600000\"")
+            case .invalid: break
+            }
+        default: break
         }
         throw Problem(
             field: "", "expected Unix seconds as a string such as \"147600000\" or a number")
     }
 
-    func array<T>(_ name: String, _ element: @escaping (any Decoder) throws -> T) throws -> [T] {
-        var nested: UnkeyedDecodingContainer
-        do {
-            nested = try container.nestedUnkeyedContainer(forKey: FieldKey(name))
-        } catch {
+    func array<T>(_ name: String, _ element: @escaping (JSONValue) throws -> T) throws -> [T] {
+        guard case .array(let values)? = value(name) else {
             throw Problem(field: "", "expected an array")
         }
         var result: [T] = []
         var problems: [Problem] = []
-        var index = 0
-        while !nested.isAtEnd {
+        for (index, item) in values.enumerated() {
             do {
-                let decoded = try nested.decode(Element<T>.self, configuration: element)
-                if let value = decoded.value { result.append(value) }
-                problems += decoded.problems.map {
+                result.append(try element(item))
+            } catch let error as RecordProblems {
+                problems += error.problems.map {
                     Problem(
                         field: "[\(index)]" + ($0.field.isEmpty ? "" : ".\($0.field)"), $0.message)
                 }
+            } catch let error as Problem {
+                problems.append(
+                    Problem(
+                        field: "[\(index)]" + (error.field.isEmpty ? "" : ".\(error.field)"),
+                        error.message))
             } catch {
                 problems.append(Problem(field: "[\(index)]", FieldReader.describe(error)))
                 break
             }
-            index += 1
         }
         if !problems.isEmpty { throw RecordProblems(problems) }
         return result
@@ -190,32 +180,28 @@ struct Fields {
     }
 
     /// A nested object, its problems reported under this field.
-    func object<T>(_ name: String, _ read: @escaping (any Decoder) throws -> T) throws -> T {
-        let decoded = try container.decode(
-            Element<T>.self, forKey: FieldKey(name), configuration: read)
-        if !decoded.problems.isEmpty { throw RecordProblems(decoded.problems) }
-        return decoded.value!
+    func object<T>(_ name: String, _ read: @escaping (JSONValue) throws -> T) throws -> T {
+        do {
+            return try read(value(name) ?? .null)
+        } catch let error as Problem {
+            throw RecordProblems([error])
+        }
     }
 
     /// An array of Unix-seconds timestamps (strings or numbers).
     func timestamps(_ name: String) throws -> [Int64] {
-        var nested: UnkeyedDecodingContainer
-        do {
-            nested = try container.nestedUnkeyedContainer(forKey: FieldKey(name))
-        } catch {
+        guard case .array(let values)? = value(name) else {
             throw Problem(field: "", "expected an array of Unix seconds")
         }
         var result: [Int64] = []
         var problems: [Problem] = []
-        while !nested.isAtEnd {
-            let index = nested.currentIndex
+        for (index, item) in values.enumerated() {
             var value: Int64?
-            if let text = try? nested.decode(String.self) {
-                value = Timestamp.parse(text)
-            } else if let number = try? nested.decode(Int64.self) {
-                value = number
-            } else if (try? nested.decode(EmptyValue.self)) == nil {
-                break
+            switch item {
+            case .string(let text): value = Timestamp.parse(text)
+            case .number(let text):
+                if case .whole(let number) = JSONNumber(text) { value = number }
+            default: break
             }
             if let value {
                 result.append(value)
@@ -228,42 +214,102 @@ struct Fields {
         return result
     }
 
+    /// An object of string values (`{"SUMMARY": "LANGUAGE=de"}`), or `nil` when it is not one.
+    func stringDictionary(_ name: String) -> [String: String]? {
+        guard case .object(let members)? = value(name) else { return nil }
+        var result: [String: String] = [:]
+        for member in members {
+            guard case .string(let text) = member.value else { return nil }
+            if result[member.name] == nil { result[member.name] = text }
+        }
+        return result
+    }
+
     /// An object of string values (`{"SUMMARY": "LANGUAGE=de"}`).
     func stringObject(_ name: String) throws -> [String: String] {
-        do {
-            return try container.decode([String: String].self, forKey: FieldKey(name))
-        } catch {
+        guard let result = stringDictionary(name) else {
             throw Problem(field: "", "expected an object of property names and parameter text")
         }
+        return result
     }
 
     func strings(_ name: String) throws -> [String] {
-        do {
-            return try container.decode([String].self, forKey: FieldKey(name))
-        } catch {
+        guard case .array(let values)? = value(name) else {
             throw Problem(field: "", "expected an array of strings")
         }
+        var result: [String] = []
+        result.reserveCapacity(values.count)
+        for value in values {
+            guard case .string(let text) = value else {
+                throw Problem(field: "", "expected an array of strings")
+            }
+            result.append(text)
+        }
+        return result
     }
 }
 
-/// Skips one value of any shape.
-private struct EmptyValue: Decodable {
-    init(from decoder: any Decoder) throws {}
-}
+/// What a JSON number is to a field that wants a whole number.
+enum JSONNumber {
+    /// A whole number in Int64's range (`1`, `1.0`, `1e2`, `-0`).
+    case whole(Int64)
+    /// A whole number past Int64's range.
+    case outOfRange(Double)
+    /// A number with a fraction.
+    case fraction(Double)
+    /// Not a JSON number (`01`, `1.`, `--1`), or one past Double's range.
+    case invalid
 
-/// One array element decoded with problems collected rather than thrown.
-private struct Element<T>: DecodableWithConfiguration {
-    var value: T?
-    var problems: [Problem] = []
-
-    init(from decoder: any Decoder, configuration: (any Decoder) throws -> T) throws {
-        do {
-            value = try configuration(decoder)
-        } catch let error as RecordProblems {
-            problems = error.problems
-        } catch let error as Problem {
-            problems = [error]
+    init(_ text: String) {
+        guard Self.isJSONNumber(text.utf8) else {
+            self = .invalid
+            return
         }
+        if let value = Int64(text) {
+            self = .whole(value)
+            return
+        }
+        guard let value = Double(text), value.isFinite else {
+            self = .invalid
+            return
+        }
+        if value.rounded() != value {
+            self = .fraction(value)
+        } else if let whole = Int64(exactly: value) {
+            self = .whole(whole)
+        } else {
+            self = .outOfRange(value)
+        }
+    }
+
+    /// RFC 8259's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    static func isJSONNumber(_ text: String.UTF8View) -> Bool {
+        var bytes = text.makeIterator()
+        var next = bytes.next()
+        func digits() -> Int {
+            var count = 0
+            while let byte = next, (0x30...0x39).contains(byte) {
+                count += 1
+                next = bytes.next()
+            }
+            return count
+        }
+        if next == UInt8(ascii: "-") { next = bytes.next() }
+        if next == UInt8(ascii: "0") {
+            next = bytes.next()
+        } else if digits() == 0 {
+            return false
+        }
+        if next == UInt8(ascii: ".") {
+            next = bytes.next()
+            if digits() == 0 { return false }
+        }
+        if next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
+            next = bytes.next()
+            if next == UInt8(ascii: "+") || next == UInt8(ascii: "-") { next = bytes.next() }
+            if digits() == 0 { return false }
+        }
+        return next == nil
     }
 }
 
@@ -287,6 +333,12 @@ public enum Timestamp {
 }
 
 extension TaskRecord: Decodable {
+    /// Decodes a record through any `Decoder`, reporting every problem of the record at once
+    /// (as ``RecordProblems``). taskcal itself reads records with ``init(json:)``.
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONValue(from: decoder))
+    }
+
     static let fields: Set<String> = [
         "id", "date_start", "date_finish", "name", "kind", "description", "uid", "recurrence_id",
         "all_day", "time_zone", "due", "done", "status", "free", "location", "categories",
@@ -295,10 +347,10 @@ extension TaskRecord: Decodable {
         "ical_components",
     ]
 
-    /// Decodes a record, reporting every problem of the record at once (as
+    /// Reads a record from a JSON value, reporting every problem of the record at once (as
     /// ``RecordProblems``), including unknown fields, which are never silently dropped.
-    public init(from decoder: any Decoder) throws {
-        var reader = try FieldReader(decoder, known: Self.fields, what: "a task record")
+    public init(json: JSONValue) throws {
+        var reader = try FieldReader(json, known: Self.fields, what: "a task record")
         let kind =
             reader.optional("kind") { fields, name -> Kind? in
                 try fields.choice(name, Kind.self, what: "a kind")
@@ -328,16 +380,16 @@ extension TaskRecord: Decodable {
             try fields.choice(name, Classification.self, what: "a class")
         }
         let url = reader.optional("url") { try $0.string($1) }
-        let organizer = reader.optional("organizer") { try $0.object($1, Person.init(from:)) }
-        let attendees = reader.optional("attendees") { try $0.array($1, Person.init(from:)) }
+        let organizer = reader.optional("organizer") { try $0.object($1, Person.init(json:)) }
+        let attendees = reader.optional("attendees") { try $0.array($1, Person.init(json:)) }
         let recurrence = reader.optional("recurrence") {
-            try $0.object($1, Recurrence.init(from:))
+            try $0.object($1, Recurrence.init(json:))
         }
         let attachments = reader.optional("attachments") {
-            try $0.array($1, Attachment.init(from:))
+            try $0.array($1, Attachment.init(json:))
         }
-        let alarms = reader.optional("alarms") { try $0.array($1, Alarm.init(from:)) }
-        let subtasks = reader.optional("subtasks") { try $0.array($1, TaskRecord.init(from:)) }
+        let alarms = reader.optional("alarms") { try $0.array($1, Alarm.init(json:)) }
+        let subtasks = reader.optional("subtasks") { try $0.array($1, TaskRecord.init(json:)) }
         let extra = reader.optional("ical_extra") { try $0.strings($1) }
         let floating = reader.optional("floating") { try $0.bool($1) }
         let thisAndFuture = reader.optional("this_and_future") { try $0.bool($1) }
@@ -378,9 +430,14 @@ extension TaskRecord: Decodable {
 extension CalendarInfo: Decodable {
     static let fields: Set<String> = ["ical_extra", "ical_components", "name"]
 
-    /// Decodes the `calendar` member, reporting every problem at once.
+    /// Decodes the `calendar` member through any `Decoder`, reporting every problem at once.
     public init(from decoder: any Decoder) throws {
-        var reader = try FieldReader(decoder, known: Self.fields, what: "calendar data")
+        try self.init(json: JSONValue(from: decoder))
+    }
+
+    /// Reads the `calendar` member from a JSON value, reporting every problem at once.
+    public init(json: JSONValue) throws {
+        var reader = try FieldReader(json, known: Self.fields, what: "calendar data")
         let extra = reader.optional("ical_extra") { try $0.strings($1) }
         let components = reader.optional("ical_components") { try $0.strings($1) }
         let name = reader.optional("name") { try $0.string($1) }
@@ -393,16 +450,15 @@ extension CalendarInfo: Decodable {
 extension Person {
     static let fields: Set<String> = ["address", "name", "parameters"]
 
-    init(from decoder: any Decoder) throws {
-        var reader = try FieldReader(decoder, known: Self.fields, what: "a person")
+    init(json: JSONValue) throws {
+        var reader = try FieldReader(json, known: Self.fields, what: "a person")
         let address = reader.required("address") { try $0.string($1) }
         let name = reader.optional("name") { try $0.string($1) }
         let parameters = reader.optional("parameters") { fields, name -> [String: String]? in
-            do {
-                return try fields.container.decode([String: String].self, forKey: FieldKey(name))
-            } catch {
+            guard let parameters = fields.stringDictionary(name) else {
                 throw Problem(field: "", "expected an object of parameter names and string values")
             }
+            return parameters
         }
         try reader.finish()
         guard let address else {
@@ -417,8 +473,8 @@ extension Person {
 extension Recurrence {
     static let fields: Set<String> = ["rule", "exdates", "rdates"]
 
-    init(from decoder: any Decoder) throws {
-        var reader = try FieldReader(decoder, known: Self.fields, what: "a recurrence")
+    init(json: JSONValue) throws {
+        var reader = try FieldReader(json, known: Self.fields, what: "a recurrence")
         let rule = reader.optional("rule") { try $0.string($1) }
         let exdates = reader.optional("exdates") { try $0.timestamps($1) }
         let rdates = reader.optional("rdates") { try $0.timestamps($1) }
@@ -432,8 +488,8 @@ extension Attachment {
         "filename", "mime_type", "data", "url", "path", "ical_parameters",
     ]
 
-    init(from decoder: any Decoder) throws {
-        var reader = try FieldReader(decoder, known: Self.fields, what: "an attachment")
+    init(json: JSONValue) throws {
+        var reader = try FieldReader(json, known: Self.fields, what: "an attachment")
         let filename = reader.optional("filename") { try $0.string($1) }
         let mimeType = reader.optional("mime_type") { try $0.string($1) }
         var contents: [Content] = []
@@ -466,8 +522,8 @@ extension Alarm {
         "repeat", "repeat_interval", "enabled", "ical_extra", "ical_parameters",
     ]
 
-    init(from decoder: any Decoder) throws {
-        var reader = try FieldReader(decoder, known: Self.fields, what: "an alarm")
+    init(json: JSONValue) throws {
+        var reader = try FieldReader(json, known: Self.fields, what: "an alarm")
         let actions = Action.allCases.map(\.rawValue).joined(separator: ", ")
         let action = reader.required("action") { fields, name -> Action? in
             let text = try fields.string(name)

@@ -1,0 +1,364 @@
+import Foundation
+
+/// A JSON value as the task format reads it: parsed from bytes in one pass, with object
+/// members in their order (the first of two members with one name is the one read).
+///
+/// The task format reads JSON through this instead of Foundation's JSONDecoder, whose generic
+/// containers cost more than half of a JSON → .ics conversion (issue 13). What it accepts and
+/// how it words a syntax error follow what the JSONDecoder-based reader did, so every error
+/// message and location stays as it was: a trailing comma in an array or object is accepted;
+/// a number that is not a JSON number (`01`, `1.`), a string with a raw control character, a
+/// bad escape or half a UTF-16 pair are read as values that fail when a field asks for them
+/// (a problem of that field, not of the whole file).
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// A number, as written.
+    case number(String)
+    case string(String)
+    /// A string that is no text: why (a raw control character, a bad escape, half a UTF-16
+    /// pair).
+    case invalidString(String)
+    case array([JSONValue])
+    case object([Member])
+
+    /// One member of an object.
+    public struct Member: Sendable, Equatable {
+        public var name: String
+        public var value: JSONValue
+    }
+
+    /// The member `name` of an object (the first of that name), or `nil`.
+    public subscript(name: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        for member in members where member.name == name { return member.value }
+        return nil
+    }
+
+    /// Nesting deeper than this is refused, as Foundation's parser refused it.
+    static let depthLimit = 512
+
+    /// A syntax error: why, and the byte offset it was found at (`nil`: the text ended).
+    public struct SyntaxError: Error, Sendable {
+        public var reason: String
+        public var offset: Int?
+    }
+
+    /// Parses one JSON text (leading and trailing whitespace allowed, nothing else after it).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(SyntaxError) -> JSONValue {
+        var parser = Parser(bytes: bytes)
+        parser.skipWhitespace()
+        let value = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        if parser.index < bytes.count {
+            throw SyntaxError(reason: "Invalid value", offset: parser.index)
+        }
+        return value
+    }
+
+    /// ``parse(_:)-(UnsafeRawBufferPointer)`` for `Data`.
+    public static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
+        try data.withUnsafeBytes { bytes in
+            Result { () throws(SyntaxError) -> JSONValue in try parse(bytes) }
+        }.get()
+    }
+}
+
+extension JSONValue: Decodable {
+    /// Any JSON value, through any `Decoder` (for callers that decode task records with
+    /// their own decoder: the record's fields are then read from this value).
+    public init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
+            return
+        }
+        if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            self = .object(
+                try object.allKeys.map {
+                    Member(
+                        name: $0.stringValue, value: try object.decode(JSONValue.self, forKey: $0))
+                })
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Int64.self) {
+            self = .number(String(value))
+        } else if let value = try? single.decode(Double.self) {
+            self = .number(String(value))
+        } else if let value = try? single.decode(String.self) {
+            self = .string(value)
+        } else {
+            self = .invalidString("not a JSON value")
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// The recursive-descent parser behind ``JSONValue/parse(_:)-(UnsafeRawBufferPointer)``.
+private struct Parser {
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+
+    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    private func fail(_ reason: String, at offset: Int) -> JSONValue.SyntaxError {
+        JSONValue.SyntaxError(reason: reason, offset: offset)
+    }
+
+    private var ended: JSONValue.SyntaxError {
+        JSONValue.SyntaxError(reason: "Unexpected end of file", offset: nil)
+    }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func value(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
+        guard index < bytes.count else { throw ended }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
+        case UInt8(ascii: "\""): return try string()
+        case UInt8(ascii: "t"): return try literal("true", .bool(true))
+        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "n"): return try literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+        default: throw fail("Invalid value", at: index)
+        }
+    }
+
+    private mutating func literal(_ text: StaticString, _ value: JSONValue)
+        throws(JSONValue.SyntaxError) -> JSONValue
+    {
+        let count = text.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw ended }
+        for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] {
+            throw fail("Invalid value", at: index)
+        }
+        index += count
+        return value
+    }
+
+    /// The characters a number may hold, taken as written; whether they are a JSON number
+    /// is asked when a field reads it.
+    private mutating func number() -> JSONValue {
+        let start = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
+                UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                index += 1
+            default:
+                return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+            }
+        }
+        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+    }
+
+    private mutating func array(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
+        index += 1
+        if depth > JSONValue.depthLimit {
+            throw fail("Too many nested arrays or dictionaries", at: index)
+        }
+        var values: [JSONValue] = []
+        skipWhitespace()
+        guard index < bytes.count else { throw ended }
+        if bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(values)
+        }
+        while true {
+            values.append(try value(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw ended }
+            switch bytes[index] {
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(values)
+            case UInt8(ascii: ","):
+                index += 1
+                skipWhitespace()
+                guard index < bytes.count else { throw ended }
+                // A trailing comma, as the earlier reader accepted.
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(values)
+                }
+            default:
+                throw fail("Invalid value", at: index)
+            }
+        }
+    }
+
+    private mutating func object(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
+        index += 1
+        if depth > JSONValue.depthLimit {
+            throw fail("Too many nested arrays or dictionaries", at: index)
+        }
+        var members: [JSONValue.Member] = []
+        skipWhitespace()
+        guard index < bytes.count else { throw ended }
+        if bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            guard index < bytes.count else { throw ended }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw fail("Invalid value", at: index) }
+            let name: String
+            switch try string() {
+            case .string(let text): name = text
+            case .invalidString(let reason): name = "(\(reason))"
+            default: name = ""
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw ended }
+            guard bytes[index] == UInt8(ascii: ":") else { throw fail("Invalid value", at: index) }
+            index += 1
+            skipWhitespace()
+            members.append(JSONValue.Member(name: name, value: try value(depth: depth)))
+            skipWhitespace()
+            guard index < bytes.count else { throw ended }
+            switch bytes[index] {
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(members)
+            case UInt8(ascii: ","):
+                index += 1
+                skipWhitespace()
+                guard index < bytes.count else { throw ended }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                }
+            default:
+                throw fail("Invalid value", at: index)
+            }
+        }
+    }
+
+    /// A string: its text, or why it is none (the whole string is read either way).
+    private mutating func string() throws(JSONValue.SyntaxError) -> JSONValue {
+        index += 1
+        let start = index
+        // The common case: no escape, no control character; one copy into a String.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[start..<index], as: UTF8.self)
+                index += 1
+                return .string(text)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
+        }
+        guard index < bytes.count else { throw ended }
+        var text = Array(bytes[start..<index])
+        var problem: String?
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                if let problem { return .invalidString(problem) }
+                return .string(String(decoding: text, as: UTF8.self))
+            }
+            if byte < 0x20 {
+                problem = problem ?? "a control character (U+\(hex(byte, 4))) that is not escaped"
+                index += 1
+                continue
+            }
+            guard byte == UInt8(ascii: "\\") else {
+                text.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 1 < bytes.count else { throw ended }
+            let escaped = bytes[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escaped)
+            case UInt8(ascii: "b"): text.append(0x08)
+            case UInt8(ascii: "f"): text.append(0x0C)
+            case UInt8(ascii: "n"): text.append(0x0A)
+            case UInt8(ascii: "r"): text.append(0x0D)
+            case UInt8(ascii: "t"): text.append(0x09)
+            case UInt8(ascii: "u"):
+                guard let unit = hexUnit() else {
+                    problem = problem ?? "a \\u escape without four hex digits"
+                    continue
+                }
+                var scalar = UInt32(unit)
+                if (0xD800...0xDBFF).contains(unit) {
+                    // A high surrogate needs its low half in the next escape.
+                    if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    {
+                        index += 2
+                        if let low = hexUnit(), (0xDC00...0xDFFF).contains(low) {
+                            scalar = 0x10000 + (UInt32(unit - 0xD800) << 10) + UInt32(low - 0xDC00)
+                        } else {
+                            problem = problem ?? Self.halfPair
+                            continue
+                        }
+                    } else {
+                        problem = problem ?? Self.halfPair
+                        continue
+                    }
+                } else if (0xDC00...0xDFFF).contains(unit) {
+                    problem = problem ?? Self.halfPair
+                    continue
+                }
+                if let character = Unicode.Scalar(scalar) {
+                    text.append(contentsOf: String(Character(character)).utf8)
+                }
+            default:
+                problem =
+                    problem ?? "an escape \\\(Character(Unicode.Scalar(escaped))) that JSON has not"
+            }
+        }
+        throw ended
+    }
+
+    static let halfPair = "a \\u escape of half a UTF-16 pair, such as \\uD800, is no character"
+
+    /// Four hex digits after `\u`, consumed; `nil` (nothing consumed) when they are not.
+    private mutating func hexUnit() -> UInt16? {
+        guard index + 4 <= bytes.count else { return nil }
+        var unit: UInt16 = 0
+        for offset in 0..<4 {
+            let byte = bytes[index + offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            unit = unit << 4 | UInt16(digit)
+        }
+        index += 4
+        return unit
+    }
+
+    private func hex(_ byte: UInt8, _ width: Int) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
