@@ -260,16 +260,14 @@ public final class ICalendarReader {
         }
         let nameEnd =
             line.firstIndex { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") } ?? line.count
-        let name = String(decoding: line[..<nameEnd], as: UTF8.self).uppercased()
-            .trimmingASCIIWhitespace()
+        let name = Self.upperName(line[..<nameEnd])
         let valueStart = Self.valueStart(of: line, from: nameEnd)
 
         if name == "BEGIN" || name == "END" {
             guard let valueStart else {
                 throw ICalendarError(.malformedLine, line: number, "\(name) has no component name")
             }
-            let component = String(decoding: line[valueStart...], as: UTF8.self).uppercased()
-                .trimmingASCIIWhitespace()
+            let component = Self.upperName(line[valueStart...])
             return name == "BEGIN"
                 ? try begin(component, line: line, at: number)
                 : try end(component, line: line, at: number)
@@ -780,6 +778,27 @@ public final class ICalendarReader {
 
 @available(*, unavailable)
 extension ICalendarReader: Sendable {}
+
+extension ICalendarReader {
+    /// A name (`DTSTART`, `VEVENT`) upper-cased without the spaces and tabs at its edges.
+    /// ASCII, the rule for names, is done on the bytes (every line of a file asks this); any
+    /// other text goes through String's upper-casing, as before.
+    static func upperName(_ bytes: ArraySlice<UInt8>) -> String {
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        let trimmed = bytes[start..<end]
+        guard trimmed.allSatisfy({ $0 < 0x80 }) else {
+            return String(decoding: bytes, as: UTF8.self).uppercased().trimmingASCIIWhitespace()
+        }
+        guard trimmed.contains(where: { (0x61...0x7A).contains($0) }) else {
+            return String(decoding: trimmed, as: UTF8.self)
+        }
+        return String(
+            decoding: trimmed.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }, as: UTF8.self)
+    }
+}
 
 extension String {
     func trimmingASCIIWhitespace() -> String {

@@ -25,7 +25,12 @@ public struct UIDScheme: Sendable, Hashable {
     /// The part after `@`.
     public var domain: String
     /// What the UIDs are unique to, as given; `nil` writes the old form `taskcal-ID@DOMAIN`.
-    public var namespace: String?
+    public var namespace: String? {
+        didSet { if namespace != oldValue { tag = namespace.map(Self.hash) } }
+    }
+    /// The namespace's tag in UIDs: 16 hex digits of its FNV-1a hash (worked out when the
+    /// namespace is set, not for every UID).
+    private(set) var tag: String?
 
     /// The default domain, `taskcal.invalid`.
     public static let defaultDomain = "taskcal.invalid"
@@ -34,6 +39,7 @@ public struct UIDScheme: Sendable, Hashable {
     public init(domain: String = UIDScheme.defaultDomain, namespace: String? = nil) {
         self.domain = domain
         self.namespace = namespace
+        self.tag = namespace.map(Self.hash)
     }
 
     /// The default namespace of records read from `path`: its file name without extension
@@ -47,11 +53,6 @@ public struct UIDScheme: Sendable, Hashable {
             break
         }
         return name
-    }
-
-    /// The namespace's tag in UIDs: 16 hex digits of its FNV-1a hash.
-    var tag: String? {
-        namespace.map { Self.hash($0) }
     }
 
     /// The UID for `id`.
@@ -70,19 +71,34 @@ public struct UIDScheme: Sendable, Hashable {
     }
 
     /// The id of a UID taskcal made (with any namespace and domain), or `nil` for others.
+    ///
+    /// Read on the UTF-8 bytes: every record read asks this of its UID.
     public func parse(_ uid: String) -> Parsed? {
-        guard uid.hasPrefix("taskcal-"), let at = uid.firstIndex(of: "@") else { return nil }
-        let local = uid[uid.index(uid.startIndex, offsetBy: 8)..<at]
-        let domain = uid[uid.index(after: at)...]
-        guard !domain.isEmpty else { return nil }
-        var number = local
-        if let dash = local.lastIndex(of: "-"), dash != local.startIndex {
-            let hex = local[local.index(after: dash)...]
-            guard hex.count == 16, hex.allSatisfy(\.isHexDigit) else { return nil }
-            number = local[..<dash]
+        let bytes = Array(uid.utf8)
+        let prefix = 8  // "taskcal-"
+        guard bytes.count > prefix, bytes.starts(with: "taskcal-".utf8),
+            let at = bytes.firstIndex(of: UInt8(ascii: "@")), at >= prefix, at + 1 < bytes.count
+        else { return nil }
+        var numberEnd = at
+        if let dash = bytes[prefix..<at].lastIndex(of: UInt8(ascii: "-")), dash != prefix {
+            let hex = bytes[(dash + 1)..<at]
+            guard hex.count == 16, hex.allSatisfy({ Self.isHexDigit($0) }) else { return nil }
+            numberEnd = dash
         }
-        guard let id = Int64(number), String(id) == number else { return nil }
+        let number = bytes[prefix..<numberEnd]
+        // Digits with an optional minus and no leading zero: the id as String(id) writes it.
+        let digits = number.first == UInt8(ascii: "-") ? number.dropFirst() : number[...]
+        guard !digits.isEmpty, digits.count <= 19,
+            digits.allSatisfy({ (0x30...0x39).contains($0) }),
+            digits.first != UInt8(ascii: "0") || digits.count == 1,
+            !(number.first == UInt8(ascii: "-") && digits == [UInt8(ascii: "0")]),
+            let id = Int64(String(decoding: number, as: UTF8.self))
+        else { return nil }
         return Parsed(id: id, isDerived: namespace != nil && uid == self.uid(for: id))
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     /// FNV-1a, 64 bits, as 16 lower-case hex digits: stable across runs and machines (unlike
