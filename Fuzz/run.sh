@@ -29,9 +29,14 @@ fi
 [ "$target" = all ] || targets=("$target")
 
 # One build for all targets: release, with coverage and the sanitizers on every Swift module.
-swift build -c release --scratch-path .build-fuzz \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 |
-    grep -E "error|warning: unre|Compiling|Build complete" | grep -v "^\[" || true
+# A failed build stops here: never fuzz a binary an earlier build left.
+if ! swift build -c release --scratch-path .build-fuzz \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >.build-fuzz.log 2>&1; then
+    grep -E "error" .build-fuzz.log | head -20 >&2
+    echo "Fuzz/run.sh: the fuzz targets do not build (Fuzz/.build-fuzz.log)" >&2
+    exit 1
+fi
+grep -E "Build complete" .build-fuzz.log || true
 binaries=.build-fuzz/release
 
 seed() {
