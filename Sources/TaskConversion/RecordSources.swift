@@ -209,42 +209,65 @@ final class JSONRecordSource: RecordSource {
 /// Two records of one input with the same `id`, or the same `uid`, that are not a series and
 /// its changed occurrences: a calendar app would keep only one of them.
 struct DuplicateRecords {
-    private var ids: [String: Location] = [:]
-    private var uids: [String: Location] = [:]
+    /// A record's identity: its id or uid and the occurrence it changes, if any.
+    private struct Key<Identity: Hashable>: Hashable {
+        var identity: Identity
+        var occurrence: Int64?
+    }
+    /// Where the first record of a key was: only what the message names (a record's index
+    /// or line), so that a million records cost a million small entries.
+    private enum Place {
+        case index(Int)
+        case line(Int)
+        case unknown
+
+        init(_ location: Location) {
+            if let index = location.index {
+                self = .index(index)
+            } else if let line = location.line {
+                self = .line(line)
+            } else {
+                self = .unknown
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .index(let index): "record [\(index)]"
+            case .line(let line): "the record of line \(line)"
+            case .unknown: "another record"
+            }
+        }
+    }
+    private var ids: [Key<Int64>: Place] = [:]
+    private var uids: [Key<String>: Place] = [:]
 
     /// An error naming both records when `record` repeats an earlier one, else `nil`.
     mutating func check(_ record: TaskRecord, at location: Location) -> Diagnostic? {
-        let occurrence = record.recurrenceID.map { "@\($0)" } ?? ""
-        let idKey = "\(record.id)\(occurrence)"
+        let idKey = Key(identity: record.id, occurrence: record.recurrenceID)
         if let first = ids[idKey] {
             return Diagnostic(
                 .error,
                 Location(
                     file: location.file, line: location.line, index: location.index, field: "id"),
-                "id \(record.id) is also the id of \(Self.describe(first)); each record needs its own id (a calendar app would keep one of them)",
+                "id \(record.id) is also the id of \(first.description); each record needs its own id (a calendar app would keep one of them)",
                 code: .duplicateID)
         }
-        ids[idKey] = location
+        ids[idKey] = Place(location)
         if let uid = record.uid {
-            let uidKey = uid + occurrence
+            let uidKey = Key(identity: uid, occurrence: record.recurrenceID)
             if let first = uids[uidKey] {
                 return Diagnostic(
                     .error,
                     Location(
                         file: location.file, line: location.line, index: location.index,
                         field: "uid"),
-                    "uid '\(uid)' is also the uid of \(Self.describe(first)); each record needs its own uid (a calendar app would keep one of them)",
+                    "uid '\(uid)' is also the uid of \(first.description); each record needs its own uid (a calendar app would keep one of them)",
                     code: .duplicateID)
             }
-            uids[uidKey] = location
+            uids[uidKey] = Place(location)
         }
         return nil
-    }
-
-    private static func describe(_ location: Location) -> String {
-        if let index = location.index { return "record [\(index)]" }
-        if let line = location.line { return "the record of line \(line)" }
-        return "another record"
     }
 }
 
