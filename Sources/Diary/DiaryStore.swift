@@ -228,14 +228,44 @@ enum Rules {
             entries += Expansion.occupying(
                 record, in: record.dateStart..<max(end, record.dateStart + 1))
         }
-        var reported = Set<[Int64]>()
-        var problems: [String] = []
-        for overlap in OverlapSweep.overlaps(
-            entries.map { TimeSpan(start: $0.dateStart, finish: $0.dateFinish) })
-        where overlap.first >= singleCount || overlap.second >= singleCount {
+        let (pairs, complete) = OverlapSweep.ownerOverlaps(
+            entries.map { TimeSpan(start: $0.dateStart, finish: $0.dateFinish) },
+            owners: entries.map(\.id), watched: entries.indices.map { $0 >= singleCount },
+            limit: problemLimit)
+        var problems = pairs.map { overlap in
             let ids = [entries[overlap.first].id, entries[overlap.second].id].sorted()
-            if ids[0] != ids[1], reported.insert(ids).inserted {
-                problems.append("entries #\(ids[0]) and #\(ids[1]) overlap")
+            return "entries #\(ids[0]) and #\(ids[1]) overlap"
+        }
+        if !complete {
+            problems.append(
+                "more repeating entries overlap; the first \(problemLimit) pairs are listed")
+        }
+        return problems
+    }
+
+    /// How many overlapping pairs `check` lists of each kind before it says there are more.
+    static let problemLimit = 1_000
+
+    /// Overlaps among entries that do not repeat, for `check`: one sweep in order of start,
+    /// each entry compared with the one running that finishes last (what the store's own
+    /// overlap check relies on), so a hand-edited store of many entries in one slot costs one
+    /// line per entry, not one per pair.
+    static func singleProblems(_ spans: [(id: Int64, start: Int64, finish: Int64)]) -> [String] {
+        var problems: [String] = []
+        var previous: (id: Int64, finish: Int64)?
+        for span in spans.sorted(by: { ($0.start, $0.finish, $0.id) < ($1.start, $1.finish, $1.id) }
+        )
+        where span.start < span.finish {
+            if let previous, previous.finish > span.start, previous.id != span.id {
+                guard problems.count < problemLimit else {
+                    problems.append(
+                        "more entries overlap; the first \(problemLimit) pairs are listed")
+                    break
+                }
+                problems.append("entries #\(previous.id) and #\(span.id) overlap")
+            }
+            if previous == nil || span.finish > previous!.finish {
+                previous = (span.id, span.finish)
             }
         }
         return problems

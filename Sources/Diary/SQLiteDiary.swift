@@ -512,20 +512,9 @@ public final class SQLiteDiary: DiaryStore {
             }
             // The invariant the overlap check relies on: occupying entries never overlap.
             let rows = try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT id, date_start, date_finish FROM entry WHERE occupies = 1 ORDER BY date_start, date_finish"
-            )
-            var previous: (id: Int64, finish: Int64)?
-            for row in rows {
-                let id: Int64 = row["id"]
-                let start: Int64 = row["date_start"]
-                if let previous, previous.finish > start, previous.id != id {
-                    problems.append("entries #\(previous.id) and #\(id) overlap")
-                }
-                let finish: Int64 = row["date_finish"]
-                if previous == nil || finish > previous!.finish { previous = (id, finish) }
-            }
+                db, sql: "SELECT id, date_start, date_finish FROM entry WHERE occupies = 1")
+            problems += Rules.singleProblems(
+                rows.map { (id: $0["id"], start: $0["date_start"], finish: $0["date_finish"]) })
             let changed = try Self.changedOccurrences(db)
             let series = try Row.fetchAll(
                 db, sql: "SELECT id, record FROM entry WHERE repeats = 1"

@@ -494,13 +494,8 @@ public final class VdirDiary: DiaryStore {
         let occupying = units.filter { $0.occupiesTime && $0.recurrence == nil }
         problems += Rules.habitProblems(
             series: units.filter { $0.occupiesTime && $0.recurrence != nil }, singles: occupying)
-        for overlap in OverlapSweep.overlaps(
-            occupying.map { TimeSpan(start: $0.dateStart, finish: $0.dateFinish) })
-        where occupying[overlap.first].id != occupying[overlap.second].id {
-            problems.append(
-                "entries #\(occupying[overlap.first].id) and #\(occupying[overlap.second].id) overlap"
-            )
-        }
+        problems += Rules.singleProblems(
+            occupying.map { (id: $0.id, start: $0.dateStart, finish: $0.dateFinish) })
         var fileOf: [Int64: String] = [:]
         for (record, file) in loaded.entries {
             if let other = fileOf[record.id], other != file {

@@ -107,3 +107,82 @@ public enum OverlapSweep {
         return (result, total)
     }
 }
+
+extension OverlapSweep {
+    private struct Latest {
+        var finish: Int64
+        var index: Int
+    }
+
+    /// Which owners meet: for each pair of different owners whose intervals overlap, one
+    /// overlap at the first instant the two meet, at most `limit` pairs, in the order they
+    /// meet. Only pairs where at least one interval is `watched` count.
+    ///
+    /// `owners[i]` and `watched[i]` describe `spans[i]`. The sweep keeps, per owner, only the
+    /// running interval that finishes last: an owner meets a new interval exactly when that one
+    /// is still running. So a series whose occurrences overlap each other by the hundred
+    /// thousand costs one entry, not the square of its occurrences, and the pairs held are
+    /// bounded by `limit`. `complete` is false when the limit cut the list short.
+    public static func ownerOverlaps(
+        _ spans: [TimeSpan], owners: [Int64], watched: [Bool], limit: Int
+    ) -> (pairs: [Overlap], complete: Bool) {
+        precondition(spans.count == owners.count && spans.count == watched.count)
+        let order = spans.indices.filter { !spans[$0].isEmpty }.sorted {
+            (spans[$0].start, spans[$0].finish, $0) < (spans[$1].start, spans[$1].finish, $1)
+        }
+        var running = Heap<Running>()
+        // The running interval that finishes last, per owner, kept apart for watched intervals.
+        var latestWatched: [Int64: Latest] = [:]
+        var latestOther: [Int64: Latest] = [:]
+        var reported = Set<[Int64]>()
+        var result: [Overlap] = []
+        var met: [Overlap] = []
+        for (rank, index) in order.enumerated() {
+            let span = spans[index]
+            while let earliest = running.min, earliest.finish <= span.start {
+                running.removeMin()
+                let gone = order[earliest.rank]
+                let owner = owners[gone]
+                if watched[gone] {
+                    if latestWatched[owner]?.index == gone { latestWatched[owner] = nil }
+                } else if latestOther[owner]?.index == gone {
+                    latestOther[owner] = nil
+                }
+            }
+            let owner = owners[index]
+            met.removeAll(keepingCapacity: true)
+            func meet(_ latest: [Int64: Latest]) {
+                for (other, kept) in latest where other != owner {
+                    let key = other < owner ? [other, owner] : [owner, other]
+                    guard !reported.contains(key) else { continue }
+                    met.append(
+                        Overlap(
+                            first: kept.index, second: index,
+                            shared: TimeSpan(
+                                start: span.start, finish: min(span.finish, kept.finish))))
+                }
+            }
+            meet(latestWatched)
+            if watched[index] { meet(latestOther) }
+            // Dictionary order differs between runs; the report must not.
+            met.sort { (spans[$0.first], $0.first) < (spans[$1.first], $1.first) }
+            for overlap in met {
+                let other = owners[overlap.first]
+                guard reported.insert(other < owner ? [other, owner] : [owner, other]).inserted
+                else { continue }
+                guard result.count < limit else { return (result, false) }
+                result.append(overlap)
+            }
+            if watched[index] {
+                if span.finish > latestWatched[owner]?.finish ?? Int64.min {
+                    latestWatched[owner] = Latest(finish: span.finish, index: index)
+                    running.insert(Running(finish: span.finish, rank: rank))
+                }
+            } else if span.finish > latestOther[owner]?.finish ?? Int64.min {
+                latestOther[owner] = Latest(finish: span.finish, index: index)
+                running.insert(Running(finish: span.finish, rank: rank))
+            }
+        }
+        return (result, true)
+    }
+}

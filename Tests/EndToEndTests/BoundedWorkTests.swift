@@ -228,6 +228,9 @@ struct BoundedWorkTests {
             ["overlaps", input, "--tz", "UTC"], ["agenda", "2020-09-14", input, "--tz", "UTC"],
             ["convert", input, "-o", "x.json", "--expand", "17965056..96709056"],
             ["diary", "import", input, "--store", "d.sqlite"],
+            ["diary", "check", "--store", "d.sqlite"],
+            ["diary", "import", input, "--store", "vdir:d"],
+            ["diary", "check", "--store", "vdir:d"],
         ] {
             let result = try cli.run(command)
             #expect(!result.signaled, "\(command)")

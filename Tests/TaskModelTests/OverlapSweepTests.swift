@@ -65,6 +65,59 @@ struct OverlapSweepTests {
     }
 }
 
+@Suite("Which owners meet")
+struct OwnerOverlapTests {
+    @Test("the pairs of owners and the instant they first meet agree with a brute-force check")
+    func matchesBruteForce() async {
+        let owned = zip(span, zip(Gen.int64(in: 0...5), Gen.bool))
+        await propertyCheck(count: 300, input: owned.array(of: 0...40)) { items in
+            let spans = items.map(\.0)
+            let owners = items.map(\.1.0)
+            let watched = items.map(\.1.1)
+            var expected: [[Int64]: Int64] = [:]
+            for overlap in bruteForce(spans)
+            where owners[overlap.first] != owners[overlap.second]
+                && (watched[overlap.first] || watched[overlap.second])
+            {
+                let key = [owners[overlap.first], owners[overlap.second]].sorted()
+                expected[key] = min(expected[key] ?? .max, overlap.shared.start)
+            }
+            let (found, complete) = OverlapSweep.ownerOverlaps(
+                spans, owners: owners, watched: watched, limit: .max)
+            #expect(complete)
+            var met: [[Int64]: Int64] = [:]
+            for overlap in found {
+                #expect(spans[overlap.first].overlaps(spans[overlap.second]))
+                #expect(owners[overlap.first] != owners[overlap.second])
+                met[[owners[overlap.first], owners[overlap.second]].sorted()] = overlap.shared.start
+            }
+            #expect(found.count == met.count, "each pair of owners once")
+            #expect(met == expected)
+            #expect(found.map(\.shared.start) == found.map(\.shared.start).sorted())
+        }
+    }
+
+    @Test("one owner's 100,000 mutually overlapping intervals cost one entry, and the limit holds")
+    func oneOwnerOverlappingItself() {
+        // Weekly occurrences a year long: each overlaps the 52 before it.
+        var spans = (0..<100_000).map {
+            TimeSpan(start: Int64($0) * 604_800, finish: Int64($0) * 604_800 + 31_536_000)
+        }
+        var owners = [Int64](repeating: 1, count: spans.count)
+        var watched = [Bool](repeating: true, count: spans.count)
+        for index in 0..<50 {
+            spans.append(TimeSpan(start: Int64(index) * 86_400, finish: Int64(index) * 86_400 + 60))
+            owners.append(Int64(index + 2))
+            watched.append(false)
+        }
+        let all = OverlapSweep.ownerOverlaps(spans, owners: owners, watched: watched, limit: .max)
+        #expect(all.complete && all.pairs.count == 50)
+        let some = OverlapSweep.ownerOverlaps(spans, owners: owners, watched: watched, limit: 10)
+        #expect(!some.complete && some.pairs.count == 10)
+        #expect(some.pairs == Array(all.pairs.prefix(10)))
+    }
+}
+
 /// A small deterministic generator for the large test.
 struct SplitMix: RandomNumberGenerator {
     var state: UInt64
