@@ -90,6 +90,8 @@ final class JSONRecordSink: RecordSink {
     private let name: String?
     private var count = 0
     private var started = false
+    /// One buffer for every record of the file.
+    private var writer = JSONWriter()
     /// The opening written: its length, and the calendar data it holds.
     private var prefix = (length: 0, calendar: CalendarInfo())
     var calendar = CalendarInfo()
@@ -116,8 +118,10 @@ final class JSONRecordSink: RecordSink {
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
         if !started { try begin() }
+        writer.reset()
+        record.write(to: &writer)
         try output.write(count == 0 ? "[\n" : ",\n")
-        try output.write(record.jsonLine)
+        try output.write(bytes: writer.bytes)
         count += 1
     }
 
@@ -143,6 +147,8 @@ final class NDJSONRecordSink: RecordSink {
     private let output: OutputFile
     private let name: String?
     private var started = false
+    /// One buffer for every record of the file.
+    private var writer = JSONWriter()
     private var prefix = (length: 0, calendar: CalendarInfo())
     var calendar = CalendarInfo()
 
@@ -165,9 +171,13 @@ final class NDJSONRecordSink: RecordSink {
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
         if !started { try begin() }
-        try output.write(record.jsonLine)
-        try output.write("\n")
+        writer.reset()
+        record.write(to: &writer)
+        try output.write(bytes: writer.bytes)
+        try output.write(bytes: Self.newline)
     }
+
+    private static let newline: [UInt8] = [0x0A]
 
     func finish() throws(Diagnostic) {
         if !started { try begin() }

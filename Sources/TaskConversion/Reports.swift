@@ -49,8 +49,8 @@ public struct ReportEntry: Sendable, Hashable {
         writer.begin()
         writer.field("id", number: id)
         writer.field("name", string: name)
-        writer.field("date_start", string: String(span.start))
-        writer.field("date_finish", string: String(span.finish))
+        writer.field("date_start", numberString: span.start)
+        writer.field("date_finish", numberString: span.finish)
         writer.field("source", string: source.description)
         writer.end()
         return writer.text

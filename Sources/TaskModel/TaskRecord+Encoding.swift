@@ -10,23 +10,24 @@ extension TaskRecord {
         return writer.text
     }
 
-    func write(to writer: inout JSONWriter) {
+    /// Writes the record as ``jsonLine`` does, into `writer`'s buffer.
+    public func write(to writer: inout JSONWriter) {
         writer.begin()
         writer.field("id", number: id)
         if !unscheduled {
-            writer.field("date_start", string: String(dateStart))
-            writer.field("date_finish", string: String(dateFinish))
+            writer.field("date_start", numberString: dateStart)
+            writer.field("date_finish", numberString: dateFinish)
         }
         writer.field("name", string: name)
         if kind != .event { writer.field("kind", string: kind.rawValue) }
         if let description { writer.field("description", string: description) }
         if let uid { writer.field("uid", string: uid) }
-        if let recurrenceID { writer.field("recurrence_id", string: String(recurrenceID)) }
+        if let recurrenceID { writer.field("recurrence_id", numberString: recurrenceID) }
         if thisAndFuture { writer.field("this_and_future", bool: true) }
         if allDay { writer.field("all_day", bool: true) }
         if let timeZone { writer.field("time_zone", string: timeZone) }
         if floating { writer.field("floating", bool: true) }
-        if let due { writer.field("due", string: String(due)) }
+        if let due { writer.field("due", numberString: due) }
         if done { writer.field("done", bool: true) }
         if let status { writer.field("status", string: status.rawValue) }
         if free { writer.field("free", bool: true) }
@@ -112,7 +113,9 @@ extension Person {
         if !parameters.isEmpty {
             writer.key("parameters")
             writer.begin()
-            for parameter in parameters { writer.field(parameter.name, string: parameter.value) }
+            for parameter in parameters {
+                writer.field(named: parameter.name, string: parameter.value)
+            }
             writer.end()
         }
         writer.end()
@@ -125,11 +128,11 @@ extension Recurrence {
         if let rule { writer.field("rule", string: rule) }
         if !exdates.isEmpty {
             writer.key("exdates")
-            writer.array(exdates) { writer, time in writer.string(String(time)) }
+            writer.array(exdates) { writer, time in writer.numberString(time) }
         }
         if !rdates.isEmpty {
             writer.key("rdates")
-            writer.array(rdates) { writer, time in writer.string(String(time)) }
+            writer.array(rdates) { writer, time in writer.numberString(time) }
         }
         writer.end()
     }
@@ -159,7 +162,7 @@ extension Alarm {
             writer.field("trigger", string: duration)
             if fromEnd { writer.field("related", string: "end") }
         case .absolute(let time):
-            writer.field("trigger_at", string: String(time))
+            writer.field("trigger_at", numberString: time)
         }
         if let description { writer.field("description", string: description) }
         if let summary { writer.field("summary", string: summary) }
@@ -185,99 +188,177 @@ extension Alarm {
 
 /// A small JSON writer for the task format: fixed key order and spacing, UTF-8 as is,
 /// control characters escaped. Deterministic by construction.
+///
+/// It writes bytes into one buffer, never through intermediate Strings: a sink keeps one
+/// writer and calls ``reset()`` between records, so the buffer is allocated once per file.
 public struct JSONWriter {
-    /// The JSON written so far.
-    public private(set) var text = ""
+    /// The UTF-8 bytes written so far.
+    public private(set) var bytes: [UInt8] = []
     private var needsComma = false
 
     /// Creates an empty writer.
     public init() {}
 
+    /// The JSON written so far, as a String.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Empties the writer, keeping its buffer for the next record.
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        needsComma = false
+    }
+
     /// Opens an object.
     public mutating func begin() {
-        text += "{"
+        bytes.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
     /// Closes an object.
     public mutating func end() {
-        text += "}"
+        bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// Writes a key and its colon.
-    public mutating func key(_ name: String) {
-        if needsComma { text += ", " }
-        string(name)
-        text += ": "
+    public mutating func key(_ name: StaticString) {
+        if needsComma { separator() }
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":"), UInt8(ascii: " ")])
         needsComma = false
     }
 
+    /// Writes a key that is not known in advance (a parameter's name), escaped as any string.
+    public mutating func key(named name: String) {
+        if needsComma { separator() }
+        string(name)
+        bytes.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+        needsComma = false
+    }
+
+    private mutating func separator() {
+        bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")])
+    }
+
     /// Writes `"name": "value"`.
-    public mutating func field(_ name: String, string value: String) {
+    public mutating func field(_ name: StaticString, string value: String) {
         key(name)
         string(value)
     }
 
-    /// Writes `"name": 42`.
-    public mutating func field(_ name: String, number value: Int64) {
+    /// Writes `"name": "value"` for a key that is not known in advance.
+    public mutating func field(named name: String, string value: String) {
+        key(named: name)
+        string(value)
+    }
+
+    /// Writes `"name": "123"`: a number as a string, as the task format writes timestamps.
+    public mutating func field(_ name: StaticString, numberString value: Int64) {
         key(name)
-        text += String(value)
+        bytes.append(UInt8(ascii: "\""))
+        digits(value)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Writes `"123"`: a number as a string (an array item).
+    public mutating func numberString(_ value: Int64) {
+        bytes.append(UInt8(ascii: "\""))
+        digits(value)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Writes `"name": 42`.
+    public mutating func field(_ name: StaticString, number value: Int64) {
+        key(name)
+        digits(value)
         needsComma = true
     }
 
     /// Writes `"name": true`.
-    public mutating func field(_ name: String, bool value: Bool) {
+    public mutating func field(_ name: StaticString, bool value: Bool) {
         key(name)
-        text += value ? "true" : "false"
+        if value {
+            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])  // true
+        } else {
+            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])  // false
+        }
         needsComma = true
+    }
+
+    /// The decimal digits of `value`, written in place.
+    private mutating func digits(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var reversed:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) = (
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+            )
+        var count = 0
+        withUnsafeMutableBytes(of: &reversed) { digits in
+            repeat {
+                digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude != 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+        }
     }
 
     /// Writes an array, each item by `write`.
     public mutating func array<T>(_ items: [T], _ write: (inout JSONWriter, T) -> Void) {
-        text += "["
+        bytes.append(UInt8(ascii: "["))
         for (index, item) in items.enumerated() {
-            if index > 0 { text += ", " }
+            if index > 0 { separator() }
             needsComma = false
             write(&self, item)
         }
-        text += "]"
+        bytes.append(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes an object of string values, keys sorted.
     public mutating func object(_ values: [String: String]) {
         begin()
-        for key in values.keys.sorted() { field(key, string: values[key]!) }
+        for key in values.keys.sorted() { field(named: key, string: values[key]!) }
         end()
     }
 
     /// Writes `value` as a JSON string.
     public mutating func string(_ value: String) {
-        text += "\""
-        var plainStart = value.utf8.startIndex
-        let utf8 = value.utf8
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte == 0x22 || byte == 0x5C || byte < 0x20 {
-                text += String(value[plainStart..<index])
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var plainStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte == 0x22 || byte == 0x5C || byte < 0x20 else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
+                bytes.append(UInt8(ascii: "\\"))
                 switch byte {
-                case 0x22: text += "\\\""
-                case 0x5C: text += "\\\\"
-                case 0x0A: text += "\\n"
-                case 0x0D: text += "\\r"
-                case 0x09: text += "\\t"
+                case 0x22: bytes.append(UInt8(ascii: "\""))
+                case 0x5C: bytes.append(UInt8(ascii: "\\"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
                 default:
-                    let hex = String(byte, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [
+                        UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                        hex[Int(byte >> 4)],
+                        hex[Int(byte & 0xF)],
+                    ])
                 }
-                plainStart = utf8.index(after: index)
+                plainStart = index + 1
             }
-            index = utf8.index(after: index)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
         }
-        text += String(value[plainStart...])
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
 }

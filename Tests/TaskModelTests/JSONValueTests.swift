@@ -98,3 +98,45 @@ struct JSONValueTests {
         #expect(found == expected)
     }
 }
+
+@Suite("JSONWriter: bytes into one buffer")
+struct JSONWriterTests {
+    @Test("escapes what JSON requires, writes UTF-8 as is, and reads back to the same text")
+    func escapes() throws {
+        let text = "a\u{1}b\u{1F}\"\\\n\r\t é 😀 \u{7F}"
+        var writer = JSONWriter()
+        writer.string(text)
+        #expect(writer.text == #""a\u0001b\u001f\"\\\n\r\t é 😀 \#u{7F}""#)
+        #expect(try JSONValue.parse(Data(writer.bytes)) == .string(text))
+    }
+
+    @Test("numbers, the extremes included, as numbers and as strings")
+    func numbers() {
+        var writer = JSONWriter()
+        writer.begin()
+        writer.field("a", number: 0)
+        writer.field("b", number: Int64.min)
+        writer.field("c", numberString: Int64.max)
+        writer.field("d", numberString: -7)
+        writer.key("e")
+        writer.array([10, -1]) { writer, value in writer.numberString(value) }
+        writer.end()
+        #expect(
+            writer.text
+                == #"{"a": 0, "b": -9223372036854775808, "c": "9223372036854775807", "d": "-7", "e": ["10", "-1"]}"#
+        )
+    }
+
+    @Test("reset keeps nothing of the last record")
+    func reset() {
+        var writer = JSONWriter()
+        writer.begin()
+        writer.field("name", string: "first")
+        writer.end()
+        writer.reset()
+        writer.begin()
+        writer.field(named: "x-param", string: "second")
+        writer.end()
+        #expect(writer.text == #"{"x-param": "second"}"#)
+    }
+}
