@@ -141,12 +141,39 @@ public struct Expansion: Sendable {
     /// A window for records with no window given: from the earliest start to a year past the
     /// later of the last finish and the last series start, so that unending rules end.
     public static func defaultWindow(for records: [TaskRecord]) -> Range<Int64> {
-        let scheduled = records.filter { !$0.unscheduled }
-        guard let first = scheduled.map(\.dateStart).min() else { return 0..<1 }
-        let last =
-            scheduled.map { $0.recurrence == nil ? $0.dateFinish : $0.dateStart }.max() ?? first
-        let year: Int64 = 366 * 86_400
-        return first..<min(last, Timestamp.range.upperBound - year) + year
+        var bounds = Bounds()
+        for record in records { bounds.include(record) }
+        return bounds.window
+    }
+
+    /// ``defaultWindow(for:)`` gathered one record at a time, for readers that pass records
+    /// on before they have seen them all.
+    public struct Bounds: Sendable {
+        private var first: Int64?
+        private var last: Int64?
+
+        public init() {}
+
+        /// Takes `record` into account (unscheduled records are not).
+        public mutating func include(_ record: TaskRecord) {
+            guard !record.unscheduled else { return }
+            first = min(first ?? record.dateStart, record.dateStart)
+            let end = record.recurrence == nil ? record.dateFinish : record.dateStart
+            last = max(last ?? end, end)
+        }
+
+        /// From the first start to a year past the last finish (of a series: its start).
+        public var window: Range<Int64> {
+            guard let first, let last else { return 0..<1 }
+            let year: Int64 = 366 * 86_400
+            return first..<min(last, Timestamp.range.upperBound - year) + year
+        }
+    }
+
+    /// Whether a record that does not repeat is in `window` as ``expand(_:)-([TaskRecord])``
+    /// decides it: it overlaps it or, with no length, starts in it.
+    public static func contains(_ window: Range<Int64>, _ record: TaskRecord) -> Bool {
+        Expansion(window: window).inWindow(record.dateStart, record.dateFinish)
     }
 
     /// The occurrences of one repeating record that overlap the window, ascending, and

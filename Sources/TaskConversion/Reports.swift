@@ -27,6 +27,30 @@ public struct Style: Sendable {
     }
 }
 
+extension TaskRecord {
+    /// The record without what no report of times reads: its id, UID, name, kind, status,
+    /// times, zone and recurrence stay (what ``occupiesTime``, ``Expansion`` and
+    /// ``ReportEntry`` need); description, attachments, alarms, people, subtasks and the
+    /// iCalendar extras go.
+    public var timeSkeleton: TaskRecord {
+        var slim = self
+        slim.description = nil
+        slim.attachments = []
+        slim.alarms = []
+        slim.subtasks = []
+        slim.location = nil
+        slim.categories = []
+        slim.color = nil
+        slim.url = nil
+        slim.organizer = nil
+        slim.attendees = []
+        slim.icalParameters = [:]
+        slim.icalExtra = []
+        slim.icalComponents = []
+        return slim
+    }
+}
+
 /// An entry of a report: what is shown of a record, and where it came from.
 public struct ReportEntry: Sendable, Hashable {
     public var id: Int64
@@ -46,6 +70,11 @@ public struct ReportEntry: Sendable, Hashable {
     /// came from as `source`.
     var json: String {
         var writer = JSONWriter()
+        write(to: &writer)
+        return writer.text
+    }
+
+    func write(to writer: inout JSONWriter) {
         writer.begin()
         writer.field("id", number: id)
         writer.field("name", string: name)
@@ -53,7 +82,6 @@ public struct ReportEntry: Sendable, Hashable {
         writer.field("date_finish", numberString: span.finish)
         writer.field("source", string: source.description)
         writer.end()
-        return writer.text
     }
 }
 
@@ -106,15 +134,31 @@ public struct OverlapReport: Sendable {
     /// one pair a line; times are Unix seconds as strings, like the task format. Written piece
     /// by piece to `write`, so a report of a million pairs is never one string in memory.
     public func json(to write: (String) -> Void) {
-        guard !overlaps.isEmpty else { return write("[]\n") }
-        write("[\n")
+        json(bytes: { write(String(decoding: $0, as: UTF8.self)) })
+    }
+
+    /// The JSON report as UTF-8, in pieces of about 64 KB written into one buffer.
+    public func json(bytes write: ([UInt8]) -> Void) {
+        guard !overlaps.isEmpty else { return write(Array("[]\n".utf8)) }
+        var writer = JSONWriter()
+        writer.raw("[\n")
         for (number, overlap) in overlaps.enumerated() {
-            write(
-                "{\"first\": \(entries[overlap.first].json), \"second\": \(entries[overlap.second].json), "
-                    + "\"overlap_start\": \"\(overlap.shared.start)\", \"overlap_finish\": \"\(overlap.shared.finish)\"}"
-                    + (number == overlaps.count - 1 ? "\n" : ",\n"))
+            writer.begin()
+            writer.key("first")
+            entries[overlap.first].write(to: &writer)
+            writer.key("second")
+            entries[overlap.second].write(to: &writer)
+            writer.field("overlap_start", numberString: overlap.shared.start)
+            writer.field("overlap_finish", numberString: overlap.shared.finish)
+            writer.end()
+            writer.raw(number == overlaps.count - 1 ? "\n" : ",\n")
+            if writer.bytes.count >= 1 << 16 {
+                write(writer.bytes)
+                writer.reset()
+            }
         }
-        write("]\n")
+        writer.raw("]\n")
+        write(writer.bytes)
     }
 
     /// The JSON report as one string (for small reports and tests).

@@ -259,15 +259,11 @@ private struct Parser {
         index += 1
         let start = index
         // The common case: no escape, no control character; one copy into a String.
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: bytes[start..<index], as: UTF8.self)
-                index += 1
-                return .string(text)
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+        index = ByteScan.stringStop(in: bytes, from: index)
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
             index += 1
+            return .string(text)
         }
         guard index < bytes.count else { throw ended }
         var text = Array(bytes[start..<index])

@@ -113,43 +113,83 @@ public enum TaskJSON {
             return wide("UTF-16BE")
         }
         return data.withUnsafeBytes { bytes -> SyntaxError? in
+            guard let bad = firstNonText(bytes) else { return nil }
+            // Where it is: every byte before it is text, so a character is a byte that is no
+            // UTF-8 continuation byte.
             var line = 1
             var column = 1
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == 0 {
-                    return SyntaxError(
-                        line: line, message: "a NUL byte at column \(column); JSON text has none")
+            for byte in bytes[..<bad] {
+                if byte == 0x0A {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
                 }
-                if byte < 0x80 {
-                    if byte == 0x0A {
-                        line += 1
-                        column = 1
-                    } else {
-                        column += 1
-                    }
-                    index += 1
+            }
+            let byte = bytes[bad]
+            if byte == 0 {
+                return SyntaxError(
+                    line: line, message: "a NUL byte at column \(column); JSON text has none")
+            }
+            return SyntaxError(
+                line: line,
+                message:
+                    "byte 0x\(String(byte, radix: 16, uppercase: true)) at column \(column) is not UTF-8, which JSON must be; re-encode the file, for example with iconv -f LATIN1 -t UTF-8"
+            )
+        }
+    }
+
+    /// The offset of the first byte that is a NUL or not part of well-formed UTF-8, if any.
+    /// ASCII without NULs, most of any file, is passed over eight bytes at a time.
+    private static func firstNonText(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            if index + 8 <= count {
+                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let high = word & 0x8080_8080_8080_8080
+                let zero = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+                if high | zero == 0 {
+                    index += 8
                     continue
                 }
-                let length =
-                    byte >= 0xC2 && byte <= 0xDF
-                    ? 2 : byte >= 0xE0 && byte <= 0xEF ? 3 : byte >= 0xF0 && byte <= 0xF4 ? 4 : 0
-                let end = index + length
-                guard length > 0, end <= bytes.count,
-                    String(validating: bytes[index..<end], as: UTF8.self) != nil
-                else {
-                    return SyntaxError(
-                        line: line,
-                        message:
-                            "byte 0x\(String(byte, radix: 16, uppercase: true)) at column \(column) is not UTF-8, which JSON must be; re-encode the file, for example with iconv -f LATIN1 -t UTF-8"
-                    )
-                }
-                column += 1
-                index = end
             }
-            return nil
+            let byte = bytes[index]
+            if byte == 0 { return index }
+            if byte < 0x80 {
+                index += 1
+                continue
+            }
+            let length =
+                byte >= 0xC2 && byte <= 0xDF
+                ? 2 : byte >= 0xE0 && byte <= 0xEF ? 3 : byte >= 0xF0 && byte <= 0xF4 ? 4 : 0
+            guard length > 0, index + length <= count, isScalar(bytes, at: index, length: length)
+            else { return index }
+            index += length
         }
+        return nil
+    }
+
+    /// Whether the `length` bytes at `index` (a lead byte already checked) are one
+    /// well-formed UTF-8 scalar: continuation bytes, no overlong form, no surrogate, nothing
+    /// past U+10FFFF (the second byte's narrower ranges of RFC 3629's table).
+    @inline(__always)
+    private static func isScalar(_ bytes: UnsafeRawBufferPointer, at index: Int, length: Int)
+        -> Bool
+    {
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch bytes[index] {
+        case 0xE0: low = 0xA0
+        case 0xED: high = 0x9F
+        case 0xF0: low = 0x90
+        case 0xF4: high = 0x8F
+        default: break
+        }
+        let second = bytes[index + 1]
+        guard second >= low, second <= high else { return false }
+        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 { return false }
+        return true
     }
 
     private static func withoutByteOrderMark(_ data: Data) -> Data {

@@ -69,7 +69,13 @@ struct Fields {
 
     /// The member `name` (the first of that name), `null` included.
     func value(_ name: String) -> JSONValue? {
-        for member in members where member.name == name { return member.value }
+        // Lengths first: == on strings that differ takes its slow Unicode path, and most names
+        // asked for differ from most present in length (the names asked for are ASCII, which
+        // no spelling of another length equals).
+        let length = name.utf8.count
+        for member in members where member.name.utf8.count == length && member.name == name {
+            return member.value
+        }
         return nil
     }
 

@@ -208,6 +208,11 @@ public struct JSONWriter {
         needsComma = false
     }
 
+    /// Appends `text` as it is: the punctuation between values, which the caller owns.
+    public mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
     /// Opens an object.
     public mutating func begin() {
         bytes.append(UInt8(ascii: "{"))

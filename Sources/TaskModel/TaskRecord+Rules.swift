@@ -281,21 +281,35 @@ extension TaskRecord {
     static func textProblems(_ text: String, field: String, allowLineBreaks: Bool = true)
         -> [Problem]
     {
-        for (offset, scalar) in text.unicodeScalars.enumerated() {
-            let value = scalar.value
-            let isControl = value < 0x20 || value == 0x7F
-            if isControl && scalar != "\t" && !(allowLineBreaks && scalar == "\n") {
-                let code = String(value, radix: 16, uppercase: true)
-                let hint = scalar == "\r" ? "; write line breaks as \\n alone" : ""
-                return [
-                    Problem(
-                        field: field,
-                        "contains the control character U+\(String(repeating: "0", count: 4 - code.count))\(code) at character \(offset), which iCalendar cannot carry\(hint)"
-                    )
-                ]
-            }
+        // Control characters are ASCII, so the UTF-8 bytes are searched; the character's
+        // place is counted only when there is one.
+        func refused(_ byte: UInt8) -> Bool {
+            (byte < 0x20 || byte == 0x7F) && byte != 0x09 && !(allowLineBreaks && byte == 0x0A)
         }
-        return []
+        var text = text
+        let position = text.withUTF8 { utf8 -> Int? in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            var offset = 0
+            // Tabs and allowed line breaks are control characters too: look on past them.
+            while let found = ByteScan.firstControl(
+                in: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            {
+                if refused(bytes[offset + found]) { return offset + found }
+                offset += found + 1
+            }
+            return nil
+        }.map { text.utf8.index(text.startIndex, offsetBy: $0) }
+        guard let position else { return [] }
+        let value = text.utf8[position]
+        let offset = text.unicodeScalars.distance(from: text.startIndex, to: position)
+        let code = String(value, radix: 16, uppercase: true)
+        let hint = value == 0x0D ? "; write line breaks as \\n alone" : ""
+        return [
+            Problem(
+                field: field,
+                "contains the control character U+\(String(repeating: "0", count: 4 - code.count))\(code) at character \(offset), which iCalendar cannot carry\(hint)"
+            )
+        ]
     }
 }
 

@@ -51,25 +51,42 @@ struct ReportInputs: ParsableArguments {
     /// Reads every scheduled record of `inputs` (or of the diary, with --store) into `body`,
     /// repeating ones as their occurrences in `window` (default: from the first start to a
     /// year past the last); on any problem prints them and exits 2.
+    ///
+    /// `timesOnly`: the report shows no more than ids, names and times, so each record is held
+    /// as ``TaskRecord/timeSkeleton`` (a million records with descriptions and attachments
+    /// would otherwise be held whole until the window is known).
+    ///
+    /// Records are passed on as they are read until the first that repeats or changes an
+    /// occurrence; from there on they are held until every series is known.
     func read(
-        _ inputs: [String], window: Range<Int64>?, _ body: (TaskRecord, Location) -> Void
+        _ inputs: [String], window: Range<Int64>?, timesOnly: Bool = false,
+        _ body: (TaskRecord, Location) -> Void
     ) throws {
-        var items: [(TaskRecord, Location)] = []
-        try readAll(inputs) { record, location in
-            if !record.unscheduled { items.append((record, location)) }
-        }
-        guard items.contains(where: { $0.0.recurrence != nil || $0.0.recurrenceID != nil }) else {
-            for (record, location) in items { body(record, location) }
-            return
-        }
         // Two days of margin: all-day dates are UTC midnights, the window is local time.
         let margin: Int64 = 2 * 86_400
-        let expansion = Expansion(
-            window: window.map {
-                max($0.lowerBound, Timestamp.range.lowerBound + margin) - margin..<min(
-                    $0.upperBound, Timestamp.range.upperBound - margin) + margin
-            } ?? Expansion.defaultWindow(for: items.map(\.0)), limit: maxOccurrences)
-        let (occurrences, warnings) = expansion.expand(items)
+        let explicit = window.map {
+            max($0.lowerBound, Timestamp.range.lowerBound + margin) - margin..<min(
+                $0.upperBound, Timestamp.range.upperBound - margin) + margin
+        }
+        var bounds = Expansion.Bounds()
+        var held: [(TaskRecord, Location)] = []
+        var holding = false
+        try readAll(inputs) { record, location in
+            guard !record.unscheduled else { return }
+            let record = timesOnly ? record.timeSkeleton : record
+            bounds.include(record)
+            holding = holding || record.recurrence != nil || record.recurrenceID != nil
+            if holding {
+                held.append((record, location))
+            } else if explicit.map({ Expansion.contains($0, record) }) ?? true {
+                // Without a window every single record is inside the default one, which
+                // runs from the first start to a year past the last finish.
+                body(record, location)
+            }
+        }
+        guard !held.isEmpty else { return }
+        let expansion = Expansion(window: explicit ?? bounds.window, limit: maxOccurrences)
+        let (occurrences, warnings) = expansion.expand(held)
         // Said even with --format json (on standard error): a report cut short must say so.
         warnings.forEach { Console.note("warning: " + $0) }
         for (record, location) in occurrences { body(record, location) }
@@ -178,7 +195,7 @@ struct Overlaps: ParsableCommand {
             let upper = to.flatMap(time.parse) ?? Timestamp.range.upperBound
             expansionWindow = lower..<max(lower, upper)
         }
-        try options.read(inputs, window: expansionWindow) { record, location in
+        try options.read(inputs, window: expansionWindow, timesOnly: true) { record, location in
             if includeFree || record.occupiesTime || record.dateFinish == record.dateStart {
                 entries.append(ReportEntry(record, source: location, time: time))
             }
@@ -194,7 +211,8 @@ struct Overlaps: ParsableCommand {
         let found = clock.now
         switch options.format {
         case .json:
-            report.json(to: { print($0, terminator: "") })
+            // In pieces of about 64 KB: print's lock and buffer once per piece, not per pair.
+            report.json(bytes: { print(String(decoding: $0, as: UTF8.self), terminator: "") })
             if report.unlisted > 0 {
                 Console.note(
                     "warning: listed the first \(report.overlaps.count) of \(report.total) overlapping pairs; list more with --max-pairs"
@@ -319,7 +337,7 @@ struct Month: ParsableCommand {
             month == 12
                 ? LocalTime.Day(year: year + 1, month: 1, day: 1)
                 : LocalTime.Day(year: year, month: month + 1, day: 1))
-        try options.read(inputs, window: first..<last) { record, _ in
+        try options.read(inputs, window: first..<last, timesOnly: true) { record, _ in
             spans.append(time.occupied(by: record))
         }
         let view = MonthView(year: year, month: month, time: time, records: spans, today: today)

@@ -140,3 +140,71 @@ struct JSONWriterTests {
         #expect(writer.text == #"{"x-param": "second"}"#)
     }
 }
+
+@Suite("The JSON reader's UTF-8 check")
+struct UTF8CheckTests {
+    @Test("agrees with the standard library on every lead and second byte")
+    func agreesWithStandardLibrary() {
+        let tails: [[UInt8]] = [[], [0x80], [0xBF], [0x7F], [0xC0], [0x80, 0x80], [0xBF, 0xBF]]
+        var checked = 0
+        for lead in UInt8(0x80)...0xFF {
+            for second in UInt8(0)...0xFF {
+                for tail in tails {
+                    // Text before it, of every length up to 11, moves the sequence across the
+                    // eight-byte words the check reads ASCII in.
+                    let before = [UInt8](repeating: 0x61, count: (Int(lead) + Int(second)) % 12)
+                    let bytes =
+                        [UInt8(ascii: "\"")] + before + [lead, second] + tail + [UInt8(ascii: "\"")]
+                    let standard = String(validating: bytes, as: UTF8.self) != nil
+                    let ours = TaskJSON.encodingProblem(Data(bytes)) == nil
+                    if standard != ours {
+                        Issue.record("\(bytes): standard library \(standard), ours \(ours)")
+                        return
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 128 * 256 * 7)
+    }
+
+    @Test("a NUL or a stray byte is found at its line and column wherever it falls in a word")
+    func place() {
+        for before in 0..<20 {
+            for bad: UInt8 in [0x00, 0xE9] {
+                let bytes = Array("{\n".utf8) + [UInt8](repeating: 0x61, count: before) + [bad]
+                let problem = TaskJSON.encodingProblem(Data(bytes))
+                #expect(problem?.line == 2)
+                #expect(problem?.message.contains("column \(before + 1)") == true)
+            }
+        }
+    }
+}
+
+@Suite("ByteScan: eight bytes at a time, the answers of the plain loop")
+struct ByteScanTests {
+    @Test("string stops and control characters at every offset of random text")
+    func agreesWithPlainLoop() {
+        var generator = SplitMix(seed: 7)
+        let alphabet: [UInt8] = [
+            0x00, 0x09, 0x0A, 0x1F, 0x20, 0x22, 0x41, 0x5C, 0x7E, 0x7F, 0x80, 0xD0,
+        ]
+        for _ in 0..<3_000 {
+            let count = Int(generator.next() % 40)
+            // Mostly plain letters, so that long runs cross whole words.
+            let bytes = (0..<count).map { _ in
+                generator.next() % 4 == 0 ? alphabet[Int(generator.next() % 12)] : 0x61
+            }
+            bytes.withUnsafeBytes { raw in
+                for start in 0...count {
+                    let stop =
+                        bytes[start...].firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }
+                        ?? count
+                    #expect(ByteScan.stringStop(in: raw, from: start) == stop, "\(bytes) \(start)")
+                }
+                #expect(
+                    ByteScan.firstControl(in: raw) == bytes.firstIndex { $0 < 0x20 || $0 == 0x7F })
+            }
+        }
+    }
+}
