@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import ICalendar
+import Synchronization
 import TaskModel
 
 /// One step of reading: a valid record with where it came from, or what was wrong with one.
@@ -107,7 +109,11 @@ private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagno
     }
     switch format {
     case .json: return CalendarCheckSource(try JSONRecordSource(path: path))
-    case .ndjson: return CalendarCheckSource(try NDJSONRecordSource(path: path))
+    case .ndjson:
+        // Lines are decoded on --jobs threads (outputs are the same as on one).
+        return CalendarCheckSource(
+            try NDJSONRecordSource(
+                path: path, workers: path == "-" ? 1 : options.parallelism))
     case .ics:
         if options.parallelism > 1, path != "-",
             let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int,
@@ -275,13 +281,38 @@ struct DuplicateRecords {
 final class NDJSONRecordSource: RecordSource {
     private let path: String
     private let lines: LineSource
+    private let workers: Int
     private var lineNumber = 0
     private var duplicates = DuplicateRecords()
     let warnings: [Diagnostic] = []
     private(set) var calendar = CalendarInfo()
 
-    init(path: String) throws(Diagnostic) {
+    /// One line read and decoded, ahead of being handed out.
+    private typealias Decoded = (line: Int, result: Result<TaskJSON.Line, TaskJSON.SyntaxError>)
+    private var ready: [Decoded] = []
+    private var readyIndex = 0
+    /// A line that could not be read (too long, say): thrown once the lines before it are out.
+    private var pendingFailure: Diagnostic?
+    private var finishedReading = false
+
+    /// Lines decoded at once; on several `workers` they are split into one run each.
+    static let batchSize = 2_048
+
+    /// A batch being decoded in the background while the one before it is handed out.
+    private final class InFlight: Sendable {
+        let group = DispatchGroup()
+        let runs: Mutex<[[Decoded]]>
+        let failure: Diagnostic?
+        init(runs: Int, failure: Diagnostic?) {
+            self.runs = Mutex([[Decoded]](repeating: [], count: runs))
+            self.failure = failure
+        }
+    }
+    private var inFlight: InFlight?
+
+    init(path: String, workers: Int = 1) throws(Diagnostic) {
         self.path = path
+        self.workers = max(1, workers)
         do {
             lines = try LineSource(path: path)
         } catch {
@@ -291,63 +322,134 @@ final class NDJSONRecordSource: RecordSource {
 
     init(bytes: [UInt8], name: String) {
         path = name
+        workers = 1
         lines = LineSource(bytes: bytes)
     }
 
-    func next() throws(Diagnostic) -> SourceItem? {
-        while true {
+    /// The next lines that are not blank, up to ``batchSize``, and the failure that stopped
+    /// them, if one did; `finishedReading` once the file has no more.
+    private func readBatch() -> (lines: [(line: Int, bytes: [UInt8])], failure: Diagnostic?) {
+        var batch: [(line: Int, bytes: [UInt8])] = []
+        while batch.count < Self.batchSize {
             let line: [UInt8]
             do {
                 guard
                     let next = try lines.nextLine(
                         limit: ReadingLimits.lineLength, lineNumber: lineNumber + 1)
-                else { return nil }
+                else {
+                    finishedReading = true
+                    break
+                }
                 line = next
             } catch {
-                throw Diagnostic(
-                    .error, Location(file: path, line: error.line), error.message,
-                    code: error.kind.code)
+                finishedReading = true
+                return (
+                    batch,
+                    Diagnostic(
+                        .error, Location(file: path, line: error.line), error.message,
+                        code: error.kind.code)
+                )
             }
             lineNumber += 1
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            let location = Location(file: path, line: lineNumber)
-            do {
-                switch try TaskJSON.decodeNDJSONLine(Data(line)) {
-                case .calendar(let info) where lineNumber == 1:
-                    calendar = info
-                    continue
-                case .calendar, .invalidCalendar:
-                    if case .invalidCalendar(let problems) = try TaskJSON.decodeNDJSONLine(
-                        Data(line))
-                    {
-                        return .failed(
-                            problems.problems.map {
-                                Diagnostic(
-                                    .error,
-                                    Location(file: path, line: lineNumber, field: $0.field),
-                                    $0.message)
-                            })
-                    }
-                    return .failed([
-                        Diagnostic(
-                            .error, location,
-                            "calendar data belongs on the first line of NDJSON")
-                    ])
-                case .record(.success(let record)):
-                    if let duplicate = duplicates.check(record, at: location) {
-                        return .failed([duplicate])
-                    }
-                    return .record(record, location)
-                case .record(.failure(let problems)):
-                    return .failed(
-                        problems.problems.map {
-                            Diagnostic(
-                                .error, Location(file: path, line: lineNumber, field: $0.field),
-                                $0.message)
-                        })
+            batch.append((lineNumber, line))
+        }
+        return (batch, nil)
+    }
+
+    private static func decode(_ lines: ArraySlice<(line: Int, bytes: [UInt8])>) -> [Decoded] {
+        lines.map { item in
+            (
+                item.line,
+                Result { () throws(TaskJSON.SyntaxError) in
+                    try TaskJSON.decodeNDJSONLine(Data(item.bytes))
                 }
-            } catch {
+            )
+        }
+    }
+
+    /// Reads the next batch and starts decoding it on `workers` threads.
+    private func startBatch() {
+        let (batch, failure) = readBatch()
+        let runs = max(1, min(workers, batch.count))
+        let flight = InFlight(runs: runs, failure: failure)
+        for run in 0..<runs {
+            let part = batch[(batch.count * run / runs)..<(batch.count * (run + 1) / runs)]
+            flight.group.enter()
+            DispatchQueue.global().async {
+                let decoded = Self.decode(part)
+                flight.runs.withLock { $0[run] = decoded }
+                flight.group.leave()
+            }
+        }
+        inFlight = flight
+    }
+
+    /// Makes the next batch ready. On one worker the lines are decoded here; on several,
+    /// each batch is decoded in the background while the one before it is handed out (each
+    /// line's result depends on no other, so the records, messages and their order are
+    /// those of one thread).
+    private func fill() {
+        readyIndex = 0
+        guard workers > 1 else {
+            let (batch, failure) = readBatch()
+            ready = Self.decode(batch[...])
+            pendingFailure = failure
+            return
+        }
+        if inFlight == nil { startBatch() }
+        guard let flight = inFlight else { return }
+        flight.group.wait()
+        ready = flight.runs.withLock { $0.flatMap { $0 } }
+        pendingFailure = flight.failure
+        inFlight = nil
+        if !finishedReading { startBatch() }
+    }
+
+    func next() throws(Diagnostic) -> SourceItem? {
+        while true {
+            if readyIndex == ready.count {
+                if let failure = pendingFailure {
+                    pendingFailure = nil
+                    finishedReading = true
+                    inFlight = nil
+                    throw failure
+                }
+                if finishedReading && inFlight == nil { return nil }
+                fill()
+                continue
+            }
+            let (number, result) = ready[readyIndex]
+            readyIndex += 1
+            let location = Location(file: path, line: number)
+            func failed(_ problems: RecordProblems) -> SourceItem {
+                .failed(
+                    problems.problems.map {
+                        Diagnostic(
+                            .error, Location(file: path, line: number, field: $0.field),
+                            $0.message)
+                    })
+            }
+            switch result {
+            case .failure(let error):
                 return .failed([Diagnostic(.error, location, error.message, code: .invalidJSON)])
+            case .success(.calendar(let info)) where number == 1:
+                calendar = info
+                continue
+            case .success(.invalidCalendar(let problems)):
+                return failed(problems)
+            case .success(.calendar):
+                return .failed([
+                    Diagnostic(
+                        .error, location, "calendar data belongs on the first line of NDJSON")
+                ])
+            case .success(.record(.success(let record))):
+                if let duplicate = duplicates.check(record, at: location) {
+                    return .failed([duplicate])
+                }
+                return .record(record, location)
+            case .success(.record(.failure(let problems))):
+                return failed(problems)
             }
         }
     }

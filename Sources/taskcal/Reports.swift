@@ -118,6 +118,8 @@ struct ReportInputs: ParsableArguments {
         }
         var options = ReadOptions(format: inputFormat, floatingZone: tz)
         options.strict = strict
+        // Large NDJSON and .ics inputs are read on every core; what is read is the same.
+        options.parallelism = ProcessInfo.processInfo.activeProcessorCount
         let report = Converter.read(inputs: inputs, options: options, body)
         Console.show(report, quiet: format == .json)
         guard report.succeeded else {

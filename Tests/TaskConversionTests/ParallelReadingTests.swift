@@ -87,4 +87,36 @@ struct ParallelReadingTests {
                     == transcript(url.path, ReadOptions(floatingZone: "Europe/Berlin")))
         }
     }
+
+    @Test("NDJSON decoded on several threads: the same records, errors and order as on one")
+    func ndjson() throws {
+        var lines = [#"{"calendar": {"name": "Team"}}"#]
+        for number in 2...5_000 {
+            switch number {
+            case 7, 2_049: lines.append("")  // blank lines count as lines
+            case 4_100: lines.append(#"{"id": 5, "date_start": "#)  // not JSON
+            case 4_101:
+                lines.append(#"{"id": 9, "date_start": "x", "date_finish": "1", "name": "n"}"#)
+            case 4_500: lines.append(#"{"calendar": {"name": "late"}}"#)
+            case 4_900:
+                lines.append(#"{"id": 10, "date_start": "1", "date_finish": "2", "name": "again"}"#)
+            default:
+                lines.append(
+                    #"{"id": \#(number), "date_start": "\#(number * 3600)", "date_finish": "\#(number * 3600 + 1800)", "name": "entry \#(number) ✓"}"#
+                )
+            }
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "parallel-\(UUID().uuidString).ndjson")
+        try Data(lines.joined(separator: "\n").utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let sequential = transcript(url.path, ReadOptions())
+        #expect(sequential.filter { $0.hasPrefix("error") }.count == 4, "\(sequential.suffix(5))")
+        #expect(sequential.count > 4_000)
+        for workers in [2, 3] {
+            var options = ReadOptions()
+            options.parallelism = workers
+            #expect(transcript(url.path, options) == sequential, "\(workers) workers")
+        }
+    }
 }
