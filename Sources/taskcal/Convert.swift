@@ -49,7 +49,7 @@ struct Convert: ParsableCommand {
 
     @Option(
         help:
-            "Files converted at once in batch mode, and threads parsing one large .ics (default: the number of cores)."
+            "Files converted at once in batch mode, and threads parsing one large .ics or decoding NDJSON (default: the number of cores)."
     )
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
