@@ -219,22 +219,26 @@ public final class SQLiteDiary: DiaryStore {
 
     /// The next fresh id: above every id the diary ever gave, never one that was deleted.
     private static func freshID(_ db: Database) throws -> Int64 {
+        // Cached statements: every add runs these, and preparing one costs more than running it.
         let highest =
             Int64(
-                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'highest_id'")
+                try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'highest_id'"))
                     ?? "0")
             ?? 0
-        let present = try Int64.fetchOne(db, sql: "SELECT max(id) FROM entry") ?? 0
+        let present =
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM entry")) ?? 0
         return max(highest, present) + 1
     }
 
     /// Notes that ids up to `id` were given.
     private static func noteGiven(_ id: Int64, _ db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE meta SET value = CAST(max(CAST(value AS INTEGER), ?) AS TEXT)
                 WHERE key = 'highest_id'
-                """, arguments: [id])
+                """
+        ).execute(arguments: [id])
     }
 
     // MARK: - Reading
@@ -329,25 +333,29 @@ public final class SQLiteDiary: DiaryStore {
         mine: TaskRecord, other: TaskRecord
     )] {
         guard asked.occupiesTime else { return [] }
-        let changed = try changedOccurrences(db)
-        let record = unit(asked, changed: changed)
         // Habits that start before this entry ends (all of them for a habit, which repeats).
-        let series = try Row.fetchAll(
+        let habits = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
                     SELECT id, record FROM entry INDEXED BY entry_repeating
                     WHERE repeats = 1 AND id != ? AND date_start < ?
                     """),
             arguments: [
-                record.id, record.recurrence == nil ? record.dateFinish : Int64.max,
+                asked.id, asked.recurrence == nil ? asked.dateFinish : Int64.max,
             ]
-        ).map { row throws in unit(try Self.record(row), changed: changed) }
+        ).map { row throws in try Self.record(row) }
+        // Changed occurrences matter only where something repeats: most adds skip the query.
+        let changed =
+            habits.isEmpty && asked.recurrence == nil ? [:] : try changedOccurrences(db)
+        let record = unit(asked, changed: changed)
+        let series = habits.map { unit($0, changed: changed) }
         var occurrences = [record]
         if record.recurrence != nil {
             // Each occurrence against the single entries, up to the last of them.
             let last =
                 try Int64.fetchOne(
-                    db, sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1")
+                    db.cachedStatement(
+                        sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1"))
                 ?? record.dateStart
             let end =
                 Expansion.lastFinish(of: record)
@@ -401,11 +409,12 @@ public final class SQLiteDiary: DiaryStore {
     }
 
     private static func insert(_ record: TaskRecord, _ db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO entry (id, recurrence_id, date_start, date_finish, name, description, occupies, repeats, record)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
                 record.id, record.recurrenceID, record.dateStart, record.dateFinish, record.name,
                 record.description,
