@@ -438,6 +438,20 @@ final class LineMap {
     func entry(ofProperty name: String, occurrence: Int) -> (
         name: String, line: Int, raw: [UInt8]
     )? {
+        // A typical component has a dozen lines: walking them costs less than building a
+        // dictionary of arrays. Long ones (20,000 ATTENDEEs) get the index.
+        if properties.count <= 32 {
+            let length = name.utf8.count
+            var seen = 0
+            var last: Int?
+            for (position, entry) in properties.enumerated()
+            where entry.name.utf8.count == length && entry.name == name {
+                if seen == occurrence { return entry }
+                seen += 1
+                last = position
+            }
+            return last.map { properties[$0] }
+        }
         if index == nil {
             var built: [String: [Int]] = [:]
             for (position, entry) in properties.enumerated() {
@@ -459,6 +473,17 @@ public struct RawLine: Sendable, Hashable {
 
     /// The line as text.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Whether the line has parameters: a `;` comes before the first `:` (a name holds
+    /// neither). Most lines have none, and this looks at the name only, where ``lexed()``
+    /// reads the whole value (a 4 KB attachment).
+    public var hasParameters: Bool {
+        for byte in bytes {
+            if byte == UInt8(ascii: ";") { return true }
+            if byte == UInt8(ascii: ":") { return false }
+        }
+        return false
+    }
 
     /// The line split into name, parameters and value.
     public func lexed() throws(ICalendarError) -> ContentLine {

@@ -133,7 +133,9 @@ struct ComponentReading {
     func unmappedParameters(of property: Property, except reproduced: Set<String>? = nil)
         -> [Parameter]
     {
-        guard let raw = property.rawLine, let line = try? raw.lexed() else { return [] }
+        guard let raw = property.rawLine, raw.hasParameters, let line = try? raw.lexed() else {
+            return []
+        }
         let skip = reproduced ?? RecordMapping.reproducedParameters(of: line.name)
         return line.parameters.filter { !skip.contains($0.name) }
     }
