@@ -205,6 +205,47 @@ enum Rules {
         }
     }
 
+    /// A repeating entry moved to another start (`old` → `new`), and its changed occurrences
+    /// with it, as calendar apps do (Thunderbird shifts exceptions and EXDATEs by the same
+    /// offset): each change's `recurrence_id` and its own times move by the wall-clock
+    /// distance the series moved in its zone, so an occurrence moved two hours later stays two
+    /// hours after its new slot, and a skipped one stays skipped. `exdates` and `rdates` move
+    /// too unless `new` changed them itself. Anything else comes back as it is.
+    static func moving(
+        from old: TaskRecord, to new: TaskRecord, changes: [TaskRecord]
+    ) -> (series: TaskRecord, changes: [TaskRecord]) {
+        guard old.recurrenceID == nil, new.recurrenceID == nil, let before = old.recurrence,
+            new.recurrence != nil, old.dateStart != new.dateStart
+        else { return (new, changes) }
+        let zone = (try? LocalTime(zone: new.timeZone ?? "UTC")) ?? (try? LocalTime(zone: "UTC"))
+        func wall(_ instant: Int64) -> Int64 { instant + Int64(zone?.utcOffset(at: instant) ?? 0) }
+        let distance = wall(new.dateStart) - wall(old.dateStart)
+        func shift(_ instant: Int64) -> Int64 {
+            let target = wall(instant) + distance
+            // The instant whose wall clock reads `target` (two steps settle the offset).
+            var moved = target - Int64(zone?.utcOffset(at: instant + distance) ?? 0)
+            moved = target - Int64(zone?.utcOffset(at: moved) ?? 0)
+            return moved
+        }
+        var series = new
+        if new.recurrence?.exdates == before.exdates {
+            series.recurrence?.exdates = before.exdates.map(shift)
+        }
+        if new.recurrence?.rdates == before.rdates {
+            series.recurrence?.rdates = before.rdates.map(shift)
+        }
+        let moved = changes.map { change in
+            var change = change
+            change.recurrenceID = change.recurrenceID.map(shift)
+            if !change.unscheduled {
+                change.dateStart = shift(change.dateStart)
+                change.dateFinish = max(change.dateStart, shift(change.dateFinish))
+            }
+            return change
+        }
+        return (series, moved)
+    }
+
     /// The records of the entry `record` belongs to once `record` replaces the one with its
     /// `recurrence_id` (or joins them): the entry first, then its changes by original start.
     static func group(_ members: [TaskRecord], with record: TaskRecord) -> [TaskRecord] {

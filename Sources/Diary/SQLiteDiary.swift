@@ -452,7 +452,32 @@ public final class SQLiteDiary: DiaryStore {
         try Rules.validate(record)
         try write { db in
             // The entry itself, or one occurrence of it (changed before or changed now).
-            _ = try Self.find(record.id, db)
+            let old = try Self.find(record.id, db)
+            var record = record
+            if record.recurrenceID == nil && old.recurrenceID == nil {
+                // A series moved takes its changed occurrences along; they are put in place
+                // first, so that the series' own check sees the slots they free.
+                let changes = try Row.fetchAll(
+                    db,
+                    sql: "SELECT id, record FROM entry WHERE id = ? AND recurrence_id IS NOT NULL",
+                    arguments: [record.id]
+                ).map { row throws in try Self.record(row) }
+                let (series, moved) = Rules.moving(from: old, to: record, changes: changes)
+                record = series
+                if moved != changes {
+                    for change in moved { try Rules.validate(change) }
+                    try db.execute(
+                        sql: "DELETE FROM entry WHERE id = ? AND recurrence_id IS NOT NULL",
+                        arguments: [record.id])
+                    for change in moved { try Self.insert(change, db) }
+                    for change in moved {
+                        let pairs = try Self.collisions(of: change, db)
+                        if let first = pairs.first {
+                            throw DiaryError.conflict(first.mine, with: pairs.map(\.other))
+                        }
+                    }
+                }
+            }
             let pairs = try Self.collisions(of: record, db)
             if let first = pairs.first {
                 throw DiaryError.conflict(first.mine, with: pairs.map(\.other))

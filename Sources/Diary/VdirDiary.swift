@@ -375,10 +375,32 @@ public final class VdirDiary: DiaryStore {
             let loaded = try writable()
             let old = loaded.filter { $0.record.id == record.id }
             guard !old.isEmpty else { throw .notFound(record.id) }
-            // The entry's records with this one in its place (the entry, or one occurrence).
-            let group = Rules.group(old.map(\.record), with: record)
-            let unit = Rules.units(group).first { $0.recurrenceID == record.recurrenceID } ?? record
-            let pairs = Rules.collisions(of: unit, in: Rules.units(loaded.map(\.record)))
+            // The entry's records with this one in its place (the entry, or one occurrence);
+            // a series moved takes its changed occurrences along.
+            var record = record
+            var changes = old.map(\.record).filter { $0.recurrenceID != nil }
+            var movedChanges: [TaskRecord] = []
+            if record.recurrenceID == nil,
+                let series = old.map(\.record).first(where: { $0.recurrenceID == nil })
+            {
+                let moved = Rules.moving(from: series, to: record, changes: changes)
+                record = moved.series
+                if moved.changes != changes {
+                    for change in moved.changes { try Rules.validate(change) }
+                    movedChanges = moved.changes
+                    changes = moved.changes
+                }
+            }
+            let group = Rules.group(
+                old.map(\.record).filter { $0.recurrenceID == nil } + changes, with: record)
+            let others = Rules.units(loaded.map(\.record))
+            let units = Rules.units(group)
+            for change in movedChanges {
+                let pairs = Rules.collisions(of: change, in: others)
+                if let first = pairs.first { throw .conflict(first.mine, with: pairs.map(\.other)) }
+            }
+            let unit = units.first { $0.recurrenceID == record.recurrenceID } ?? record
+            let pairs = Rules.collisions(of: unit, in: others)
             if let first = pairs.first { throw .conflict(first.mine, with: pairs.map(\.other)) }
             let name = fileName(for: group[0])
             try write(group, to: name)

@@ -136,6 +136,64 @@ struct DiaryCommandTests {
     }
 
     @Test(
+        "a habit moved takes its changed and skipped occurrences along, all of it or none of it",
+        arguments: ["sqlite", "vdir"])
+    func habitMoved(backend: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        func diary(_ arguments: [String]) throws -> Taskcal.Result {
+            try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Berlin"])
+        }
+        for step in [
+            [
+                "add", "--name", "Gym", "--start", "2026-12-01T08:00", "--end", "2026-12-01T09:00",
+                "--repeat", "weekly",
+            ],
+            [
+                "edit", "1", "--occurrence", "2026-12-08", "--start", "2026-12-08T10:00", "--end",
+                "2026-12-08T11:00",
+            ],
+            ["edit", "1", "--skip", "2026-12-15"],
+            [
+                "add", "--name", "Dentist", "--start", "2026-12-22T06:30", "--end",
+                "2026-12-22T07:30",
+            ],
+        ] {
+            let result = try diary(step)
+            #expect(result.status == 0, "\(step): \(result.stderr)")
+        }
+        let before = try diary(["show", "1", "--format", "json"]).stdout
+        // An hour earlier collides with the dentist on the 22nd: nothing changes.
+        let refused = try diary([
+            "edit", "1", "--start", "2026-12-01T07:00", "--end", "2026-12-01T08:00",
+        ])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains(#"overlaps #2 "Dentist""#), "\(refused.stderr)")
+        #expect(try diary(["show", "1", "--format", "json"]).stdout == before)
+        // Two hours earlier: the occurrence moved to 10:00 is now at 08:00, two hours after
+        // its new slot as before; the 15th stays skipped; no occurrence shows twice.
+        let moved = try diary([
+            "edit", "1", "--start", "2026-12-01T06:00", "--end", "2026-12-01T06:30",
+        ])
+        #expect(moved.status == 0, "\(moved.stderr)")
+        let weeks = try diary(["list", "--from", "2026-12-01", "--to", "2026-12-23"])
+        #expect(
+            weeks.stdout == """
+                #1  2026-12-01 Tue 06:00–06:30  Gym
+                #1  2026-12-08 Tue 08:00–09:00  Gym
+                #1  2026-12-22 Tue 06:00–06:30  Gym
+                #2  2026-12-22 Tue 06:30–07:30  Dentist
+
+                """, "\(weeks.stderr)")
+        #expect(
+            try diary(["show", "1"]).stdout.contains(
+                "changed: the occurrence of 2026-12-08T06:00+01:00 is \"Gym\" 2026-12-08T08:00+01:00"
+            ))
+        #expect(try diary(["check"]).status == 0)
+    }
+
+    @Test(
         "a diary an earlier version wrote (schema v3) is brought up to date and keeps its entries")
     func migration() throws {
         let cli = try Taskcal()
