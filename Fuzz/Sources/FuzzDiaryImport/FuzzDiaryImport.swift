@@ -4,8 +4,8 @@ import TaskConversion
 import TaskModel
 
 /// `diary import`: the records of .ics or JSON into a fresh diary (in memory), all or
-/// nothing and with --skip-conflicts, then the diary's own check, an edit of a changed
-/// occurrence (or of an entry) and a delete.
+/// nothing and with --skip-conflicts, then the diary's own check, a habit moved, an edit of a
+/// changed occurrence (or of an entry) and a delete.
 @_cdecl("FuzzDiaryImport_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
     -> CInt
@@ -25,6 +25,13 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
             incoming, skipConflicts: first & 2 != 0, newIDs: first & 4 != 0)
         _ = try? diary.check()
         let stored = (try? diary.allEntries()) ?? []
+        // A habit moved an hour later, taking its changed and skipped occurrences along.
+        if var series = stored.first(where: { $0.recurrence != nil && $0.recurrenceID == nil }) {
+            series.dateStart += 3_600
+            series.dateFinish += 3_600
+            try? diary.update(series)
+            _ = try? diary.check()
+        }
         if var edited = stored.first(where: { $0.recurrenceID != nil }) ?? stored.first {
             edited.dateFinish = edited.dateStart + 3_600
             edited.name = "edited"
