@@ -30,8 +30,13 @@ fi
 
 # One build for all targets: release, with coverage and the sanitizers on every Swift module.
 # A failed build stops here: never fuzz a binary an earlier build left.
-if ! swift build -c release --scratch-path .build-fuzz \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >.build-fuzz.log 2>&1; then
+build() {
+    swift build -c release --scratch-path .build-fuzz \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >.build-fuzz.log 2>&1
+}
+# SwiftPM can miss a source file added to the main package (a path dependency) and fail on a
+# stale build description; a failed build is tried once more from scratch before giving up.
+if ! build && ! { echo "Fuzz/run.sh: building again from scratch" >&2 && rm -rf .build-fuzz && build; }; then
     grep -E "error" .build-fuzz.log | head -20 >&2
     echo "Fuzz/run.sh: the fuzz targets do not build (Fuzz/.build-fuzz.log)" >&2
     exit 1
