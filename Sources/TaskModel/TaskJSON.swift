@@ -32,8 +32,8 @@ public enum TaskJSON {
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         switch first {
         case UInt8(ascii: "["):
-            guard case .array(let values) = try parse(data) else { return File(records: []) }
-            return File(records: values.map(record(_:)))
+            guard case .array(var values) = try parse(data) else { return File(records: []) }
+            return File(records: records(consuming: &values))
         case UInt8(ascii: "{"):
             let object = FileObject(try parse(data))
             return File(
@@ -246,6 +246,21 @@ public enum TaskJSON {
     }
 
     /// A record read with its problems caught instead of thrown.
+    /// The records of `values`, each value released once its record is made: the parsed
+    /// values of a file take several times the memory of its records, and this way the two
+    /// are not held whole at once.
+    private static func records(consuming values: inout [JSONValue]) -> [Result<
+        TaskRecord, RecordProblems
+    >] {
+        var records: [Result<TaskRecord, RecordProblems>] = []
+        records.reserveCapacity(values.count)
+        for index in values.indices {
+            records.append(record(values[index]))
+            values[index] = .null
+        }
+        return records
+    }
+
     private static func record(_ value: JSONValue) -> Result<TaskRecord, RecordProblems> {
         do {
             let record = try TaskRecord(json: value)
