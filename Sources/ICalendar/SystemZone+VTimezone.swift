@@ -13,11 +13,19 @@ extension SystemZone {
     /// one yearly rule becomes an observance with an `RRULE`, other transitions observances
     /// with their dates; the rule the zone keeps after its last transition has no end.
     ///
+    /// With `covering`, only what a file whose times in the zone fall in that span needs:
+    /// observances from the last transition at or before its start (the one then in force),
+    /// and none that begin after its end, a yearly rule still running then kept whole. A
+    /// 2025 meeting in Berlin gets the two rules in force since March 2025, as calendar apps
+    /// write them, not the zone's history since 1970.
+    ///
     /// Built through libical (components, properties, values), never printed by hand.
-    public func vtimezone(tzid: String? = nil) -> Component {
+    public func vtimezone(tzid: String? = nil, covering span: ClosedRange<Int64>? = nil)
+        -> Component
+    {
         let zone = Component(kind: .timeZone)
         zone.addProperty("TZID", .text(tzid ?? name))
-        for observance in observances() {
+        for observance in observances(covering: span) {
             let component = Component(kind: observance.isDaylight ? .daylight : .standard)
             component.addProperty("DTSTART", .dateTime(observance.start))
             if let rule = observance.rule {
@@ -94,15 +102,41 @@ extension SystemZone {
         }
     }
 
-    func observances() -> [Observance] {
-        let initial = type(at: Self.coverageStart)
-        var result: [Observance] = [
-            Observance(
-                isDaylight: initial.isDaylight, offsetFrom: initial.offset,
-                offsetTo: initial.offset, abbreviation: initial.abbreviation,
-                start: DateTimeValue(localSeconds: Self.coverageStart + Int64(initial.offset)))
-        ]
-        let all = transitions(from: Self.coverageStart + 1, to: Self.ruleHorizon)
+    /// The observances from 1970 on or, with `span`, for the whole calendar years (UTC) it
+    /// touches and two days beyond: a reader that matches a zone by its offsets over a year
+    /// (Thunderbird, and taskcal reading its own output) sees each year whole.
+    func observances(covering span: ClosedRange<Int64>? = nil) -> [Observance] {
+        func startOfYear(_ instant: Int64, plus years: Int) -> Int64 {
+            let year = CivilDate(epochDay: floorDivide(instant, 86_400)).year + years
+            return CivilDate(year: year, month: 1, day: 1).epochDay * 86_400
+        }
+        var lower = Self.coverageStart
+        var upper = Int64.max
+        if let span {
+            if span.lowerBound > Self.coverageStart {
+                lower = max(startOfYear(span.lowerBound, plus: 0) - 2 * 86_400, Self.coverageStart)
+            }
+            if span.upperBound < Self.ruleHorizon {
+                upper = startOfYear(max(span.upperBound, Self.coverageStart), plus: 1) + 2 * 86_400
+            }
+        }
+        var result: [Observance] = []
+        let all: [Transition]
+        if lower > Self.coverageStart,
+            let inForce = transitions(from: Self.coverageStart + 1, to: lower + 1).last
+        {
+            // The transition in force at the span's start opens the first observance.
+            all = transitions(from: inForce.instant, to: Self.ruleHorizon)
+        } else {
+            let initial = type(at: Self.coverageStart)
+            result.append(
+                Observance(
+                    isDaylight: initial.isDaylight, offsetFrom: initial.offset,
+                    offsetTo: initial.offset, abbreviation: initial.abbreviation,
+                    start: DateTimeValue(localSeconds: Self.coverageStart + Int64(initial.offset)))
+            )
+            all = transitions(from: Self.coverageStart + 1, to: Self.ruleHorizon)
+        }
         let lastYear = CivilDate(epochDay: floorDivide(Self.ruleHorizon - 1, 86_400)).year
         struct Onset {
             var transition: Transition
@@ -147,13 +181,19 @@ extension SystemZone {
                 next += 1
             }
             guard members.count >= 2, let rule = DayRule.preferred(rules) else {
-                singles.append(index)
+                if first.transition.instant <= upper { singles.append(index) }
                 used[index] = true
                 continue
             }
             members.forEach { used[$0] = true }
-            var text = rule.rrule(month: first.date.month, weekday: first.weekday)
             let last = onsets[members.last!]
+            // A rule that begins in the span is kept whole, and so is one still in force at
+            // the end of the table, as calendar apps write zones; one that begins and ends
+            // after the span is not needed.
+            guard first.transition.instant <= upper || last.date.year >= lastYear else {
+                continue
+            }
+            var text = rule.rrule(month: first.date.month, weekday: first.weekday)
             if last.date.year < lastYear {
                 // Any UNTIL from the last onset to the next one ends the run. A day after the
                 // last is read right both as UTC (RFC 5545) and as local time (dateutil,

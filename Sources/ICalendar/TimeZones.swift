@@ -184,14 +184,17 @@ public enum TimeZones {
     }
 
     /// A `VTIMEZONE` for the system zone named `name`, with `TZID` set to that name; built
-    /// from the system's tz database (see ``SystemZone/vtimezone(tzid:)``).
-    public static func vtimezone(named name: String) throws(ICalendarError) -> Component {
+    /// from the system's tz database (see ``SystemZone/vtimezone(tzid:covering:)``), for the
+    /// instants in `span` (default: from 1970 on).
+    public static func vtimezone(
+        named name: String, covering span: ClosedRange<Int64>? = nil
+    ) throws(ICalendarError) -> Component {
         guard let zone = SystemZone.named(name) else {
             throw ICalendarError(
                 .invalidValue,
                 "unknown time zone '\(name)': expected an IANA name such as Europe/Moscow")
         }
-        return zone.vtimezone(tzid: name)
+        return zone.vtimezone(tzid: name, covering: span)
     }
 
     /// The local zone's IANA name: `$TZ`, else the `/etc/localtime` link, else `UTC`.

@@ -54,10 +54,11 @@ public struct EventWriter {
     }
 
     /// The calendar's opening: `VCALENDAR` with `VERSION`, `PRODID`, `CALSCALE`, the
-    /// calendar's own lines and zones, and the `VTIMEZONE` of ``zone`` when set.
-    public func calendarHeader(_ calendar: CalendarInfo = CalendarInfo()) throws(ICalendarError)
-        -> Component
-    {
+    /// calendar's own lines and zones, and the `VTIMEZONE` of ``zone`` when set, covering
+    /// `zoneSpan` (default: from 1970 on; see ``zoneSpans(for:)``).
+    public func calendarHeader(
+        _ calendar: CalendarInfo = CalendarInfo(), zoneSpan: ClosedRange<Int64>? = nil
+    ) throws(ICalendarError) -> Component {
         let header = Component(kind: .calendar)
         header.addProperty("VERSION", .literal("2.0"))
         header.addProperty("PRODID", .text(Self.productID))
@@ -77,7 +78,7 @@ public struct EventWriter {
             header.add(try Component.verbatim(text))
         }
         if let zone, zone != "UTC", zones.definition(zone) == nil {
-            header.add(try TimeZones.vtimezone(named: zone))
+            header.add(try TimeZones.vtimezone(named: zone, covering: zoneSpan))
         }
         return header
     }
@@ -96,21 +97,49 @@ public struct EventWriter {
         text.uppercased().hasPrefix("BEGIN:VTIMEZONE")
     }
 
-    /// The system zones `record` and its subtasks are written in that the calendar's
-    /// opening does not already define, as IANA names.
-    public func extraZones(for record: TaskRecord) -> [String] {
-        var found: [String] = []
+    /// The system zones `record` and its subtasks are written in, each with the span of
+    /// instants written in it (unbounded after a repeating record's start): what the zone's
+    /// `VTIMEZONE` must cover. Records in ``zone`` are
+    /// listed under its name; zones the calendar defines itself, and UTC, are left out.
+    public func zoneSpans(for record: TaskRecord) -> [(zone: String, span: ClosedRange<Int64>)] {
+        var found: [(zone: String, span: ClosedRange<Int64>)] = []
         func visit(_ record: TaskRecord) {
-            if !record.allDay, !record.floating, let name = record.timeZone,
-                zones.definition(name) == nil, let iana = TimeZones.ianaName(forTZID: name),
-                iana != "UTC", iana != zone, !found.contains(iana)
-            {
-                found.append(iana)
+            defer { record.subtasks.forEach(visit) }
+            guard !record.allDay, !record.floating else { return }
+            let name: String
+            if let own = record.timeZone {
+                guard zones.definition(own) == nil, let iana = TimeZones.ianaName(forTZID: own)
+                else { return }
+                name = iana
+            } else if let zone {
+                name = zone
+            } else {
+                return
             }
-            record.subtasks.forEach(visit)
+            guard name != "UTC", let span = Self.span(of: record) else { return }
+            if let index = found.firstIndex(where: { $0.zone == name }) {
+                let old = found[index].span
+                found[index].span =
+                    min(old.lowerBound, span.lowerBound)...max(old.upperBound, span.upperBound)
+            } else {
+                found.append((name, span))
+            }
         }
         visit(record)
         return found
+    }
+
+    /// The instants `record` writes as local times; unbounded above for a repeating record.
+    static func span(of record: TaskRecord) -> ClosedRange<Int64>? {
+        var times: [Int64] = record.unscheduled ? [] : [record.dateStart, record.dateFinish]
+        if let due = record.due { times.append(due) }
+        if let recurrenceID = record.recurrenceID { times.append(recurrenceID) }
+        if let recurrence = record.recurrence {
+            times += recurrence.exdates
+            times += recurrence.rdates
+        }
+        guard let earliest = times.min(), let latest = times.max() else { return nil }
+        return earliest...(record.recurrence?.rule != nil ? Int64.max : latest)
     }
 
     /// The components for `record`: its `VEVENT`, `VTODO` or `VJOURNAL`, then one `VTODO`

@@ -85,16 +85,22 @@ final class OutputFile {
     /// Bytes written so far.
     private(set) var written = 0
 
-    /// Whether ``commit(replacingPrefix:with:)`` can rewrite the beginning (a file, not
-    /// standard output).
+    /// Whether ``commit(replacing:)`` can revise what was written (a file, not standard
+    /// output).
     var canRewrite: Bool { temporary != nil }
 
-    /// Flushes, syncs and renames the temporary file over the target, with its first
-    /// `prefix` bytes replaced by `replacement` (what was known about the file's opening
-    /// only at its end): the rest is copied once into a new temporary file.
+    /// ``commit(replacing:)`` with the first `prefix` bytes replaced.
     func commit(replacingPrefix prefix: Int, with replacement: [UInt8]) throws(Diagnostic) {
+        try commit(replacing: [(0..<prefix, replacement)])
+    }
+
+    /// Flushes, syncs and renames the temporary file over the target, with the byte ranges
+    /// of `replacements` (ascending, not overlapping) replaced by their bytes: what was known
+    /// about the file only at its end. Without replacements the file is renamed as it is;
+    /// with some, it is copied once into a new temporary file.
+    func commit(replacing replacements: [(range: Range<Int>, bytes: [UInt8])]) throws(Diagnostic) {
         try flush()
-        guard let temporary, let target else { return try commit() }
+        guard let temporary, let target, !replacements.isEmpty else { return try commit() }
         let url = URL(fileURLWithPath: target)
         var template = Array(
             "\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).taskcal-XXXXXX"
@@ -115,16 +121,31 @@ final class OutputFile {
             return Diagnostic(
                 .error, Location(file: displayPath), "cannot write: \(reason)", code: .io)
         }
-        guard Self.writeAll(rewritten, replacement), lseek(descriptor, off_t(prefix), SEEK_SET) >= 0
-        else { throw fail() }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw fail() }
-            if count == 0 { break }
-            guard Self.writeAll(rewritten, Array(chunk[0..<count])) else { throw fail() }
+        /// Copies the temporary file's bytes from `start` up to `end` (nil: its end).
+        func copy(from start: Int, to end: Int?) -> Bool {
+            var position = start
+            while end.map({ position < $0 }) ?? true {
+                let wanted = min(chunk.count, end.map { $0 - position } ?? chunk.count)
+                let count = chunk.withUnsafeMutableBytes {
+                    pread(descriptor, $0.baseAddress!, wanted, off_t(position))
+                }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { return false }
+                if count == 0 { return end == nil }
+                guard Self.writeAll(rewritten, Array(chunk[0..<count])) else { return false }
+                position += count
+            }
+            return true
         }
+        var position = 0
+        for (range, bytes) in replacements {
+            guard range.lowerBound >= position, copy(from: position, to: range.lowerBound),
+                Self.writeAll(rewritten, bytes)
+            else { throw fail() }
+            position = range.upperBound
+        }
+        guard copy(from: position, to: nil) else { throw fail() }
         done = true
         close(descriptor)
         unlink(temporary)

@@ -201,6 +201,14 @@ final class ICSRecordSink: RecordSink {
     private let name: String?
     private var buffer: [UInt8] = []
     private var zonesWritten: Set<String> = []
+    /// What each system zone's `VTIMEZONE` must cover: the instants written in it so far.
+    private var spans: [String: ClosedRange<Int64>] = [:]
+    /// The `VTIMEZONE`s written after the opening: where they are and what they say, to be
+    /// replaced at the end by ones for the zone's whole span when later records widened it.
+    private var zoneBlocks: [(zone: String, offset: Int, bytes: [UInt8])] = []
+    /// Whether `VTIMEZONE`s cover only the instants the file uses (revised at the end), or
+    /// everything from 1970 on: standard output cannot be revised once written.
+    private var trimsZones: Bool { output.canRewrite }
     private var started = false
     /// The UID namespace and attachment folder of the file records last came from: worked
     /// out once a file, not once a record (a file URL costs a getcwd and a stat).
@@ -208,8 +216,8 @@ final class ICSRecordSink: RecordSink {
     /// `--uid-namespace`, when given; else each input file's own.
     private let namespace: String?
     private let namespaceOfFile: (String) -> String
-    /// The opening written: its length, and the calendar data it holds.
-    private var prefix = (length: 0, calendar: CalendarInfo())
+    /// The opening written: its bytes, and the calendar data it holds.
+    private var prefix = (bytes: [UInt8](), calendar: CalendarInfo())
     var calendar = CalendarInfo() {
         didSet {
             // A zone the calendar defines may be found only now: records need it.
@@ -235,7 +243,10 @@ final class ICSRecordSink: RecordSink {
         let header: Component
         do {
             writer.zones = try ZoneCatalog(calendar: info)
-            header = try writer.calendarHeader(info)
+            // A zone no record is written in gets the rules in force at DTSTAMP.
+            let now = writer.timestamp...writer.timestamp
+            header = try writer.calendarHeader(
+                info, zoneSpan: trimsZones ? writer.zone.flatMap { spans[$0] } ?? now : nil)
         } catch {
             throw Diagnostic(
                 .error, Location(file: output.displayPath, field: "calendar"), error.message)
@@ -252,11 +263,18 @@ final class ICSRecordSink: RecordSink {
         let info = named(calendar, name)
         let text = try opening(info)
         try output.write(text)
-        prefix = (text.utf8.count, info)
+        prefix = (Array(text.utf8), info)
         if let zone = writer.zone { zonesWritten.insert(zone) }
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        let recordSpans = writer.zoneSpans(for: record)
+        for (zone, span) in recordSpans {
+            spans[zone] =
+                spans[zone].map {
+                    min($0.lowerBound, span.lowerBound)...max($0.upperBound, span.upperBound)
+                } ?? span
+        }
         if !started { try begin() }
         if source?.file != location.file {
             source = (
@@ -266,15 +284,19 @@ final class ICSRecordSink: RecordSink {
             )
         }
         writer.uidScheme.namespace = source?.namespace
-        var components: [Component]
+        buffer.removeAll(keepingCapacity: true)
         do {
-            components = try writer.components(for: record, attachmentBase: source?.base)
+            let components = try writer.components(for: record, attachmentBase: source?.base)
             // A zone first used here is defined here, before the events that need it.
-            let zones = writer.extraZones(for: record).filter { !zonesWritten.contains($0) }
-            for zone in zones {
-                components.insert(try TimeZones.vtimezone(named: zone), at: 0)
+            for (zone, _) in recordSpans where !zonesWritten.contains(zone) {
+                let block = try TimeZones.vtimezone(
+                    named: zone, covering: trimsZones ? spans[zone] : nil)
+                let start = buffer.count
+                block.serialize(into: &buffer)
+                zoneBlocks.append((zone, output.written + start, Array(buffer[start...])))
                 zonesWritten.insert(zone)
             }
+            for component in components { component.serialize(into: &buffer) }
         } catch let problem as Problem {
             throw Diagnostic(
                 .error,
@@ -286,8 +308,6 @@ final class ICSRecordSink: RecordSink {
         } catch {
             throw Diagnostic(.error, location, "\(error)")
         }
-        buffer.removeAll(keepingCapacity: true)
-        for component in components { component.serialize(into: &buffer) }
         try output.write(bytes: buffer)
     }
 
@@ -308,13 +328,29 @@ final class ICSRecordSink: RecordSink {
             throw Diagnostic(.error, Location(file: output.displayPath), "\(error)")
         }
         try output.write("END:VCALENDAR\r\n")
-        let final = named(calendar, name)
-        if final != prefix.calendar && output.canRewrite {
-            // Calendar data found after the first record (a zone a later event defines).
-            try output.commit(replacingPrefix: prefix.length, with: Array(try opening(final).utf8))
-        } else {
-            try output.commit()
+        guard output.canRewrite else { return try output.commit() }
+        // What was known only at the end: calendar data found after the first record (a
+        // zone a later event defines), and the span of each zone over every record.
+        var replacements: [(range: Range<Int>, bytes: [UInt8])] = []
+        let opening = Array(try opening(named(calendar, name)).utf8)
+        if opening != prefix.bytes {
+            replacements.append((0..<prefix.bytes.count, opening))
         }
+        for block in zoneBlocks {
+            let final: [UInt8]
+            do {
+                final = Array(
+                    try TimeZones.vtimezone(named: block.zone, covering: spans[block.zone])
+                        .serialized().utf8)
+            } catch {
+                throw Diagnostic(
+                    .error, Location(file: output.displayPath, field: "calendar"), error.message)
+            }
+            if final != block.bytes {
+                replacements.append((block.offset..<block.offset + block.bytes.count, final))
+            }
+        }
+        try output.commit(replacing: replacements)
     }
 
     func abandon() { output.abandon() }

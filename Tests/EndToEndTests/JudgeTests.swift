@@ -123,6 +123,45 @@ struct JudgeTests {
     func everyZone() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
+        let dates = (1970...2037).flatMap { year in
+            [1, 7].map { Self.epoch(year: year, month: $0, day: 15, hour: 12) }
+        }
+        try judgeZones(cli, dates: dates, file: "zones")
+    }
+
+    @Test(
+        "a file's VTIMEZONEs cover its years only, in every zone, and still say what the tz database says; a later record from an earlier year widens them",
+        .enabled(
+            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"))
+    func everyZoneTrimmed() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        func dates(_ year: Int) -> [Int64] {
+            [1, 3, 4, 7, 10, 11].map { Self.epoch(year: year, month: $0, day: 15, hour: 12) }
+        }
+        for year in [1978, 1995, 2014, 2026] {
+            let full = try judgeZones(cli, dates: dates(year), file: "zones-\(year)")
+            // Each zone once a year at most: far smaller than its history since 1970.
+            let lines = try cli.read("zones-\(year).ics").split(separator: "\r\n").count
+            #expect(lines < full.events * 10, "\(year): \(lines) lines")
+        }
+        // Streamed: 2026 first, 1978 after it; the zones are rewritten at the end to cover both.
+        try judgeZones(cli, dates: dates(2026) + dates(1978), file: "zones-widened")
+        let berlin = try cli.read("zones-2026.ics").components(
+            separatedBy: "TZID:Europe/Berlin\r\n")
+        #expect(berlin.count == 2)
+        #expect(
+            berlin.last?.components(separatedBy: "END:VTIMEZONE").first?
+                .components(separatedBy: "BEGIN:").count == 3,
+            "Europe/Berlin in 2026: one STANDARD and one DAYLIGHT rule")
+    }
+
+    /// Writes one record per zone and date in one file, converts it to .ics and has the zone
+    /// judge (Python icalendar, vobject, libical) check every local time and VTIMEZONE.
+    @discardableResult
+    private func judgeZones(_ cli: Taskcal, dates: [Int64], file: String) throws -> (
+        events: Int, zones: Int
+    ) {
         // The zones Python's zoneinfo knows (the system's tz database), independently listed.
         let names = try Taskcal.execute(
             "/usr/bin/env",
@@ -134,36 +173,34 @@ struct JudgeTests {
         #expect(names.count > 500)
         var lines: [String] = []
         var id = 0
-        for name in names {
-            for year in 1970...2037 {
-                for month in [1, 7] {
-                    id += 1
-                    let start = Self.epoch(year: year, month: month, day: 15, hour: 12)
-                    lines.append(
-                        #"{"id": \#(id), "date_start": "\#(start)", "date_finish": "\#(start + 3600)", "name": "x", "time_zone": "\#(name)"}"#
-                    )
-                }
+        for start in dates {
+            for name in names {
+                id += 1
+                lines.append(
+                    #"{"id": \#(id), "date_start": "\#(start)", "date_finish": "\#(start + 3600)", "name": "x", "time_zone": "\#(name)"}"#
+                )
             }
         }
-        try cli.write("zones.ndjson", lines.joined(separator: "\n") + "\n")
-        #expect(try cli.run(["convert", "zones.ndjson", "-o", "zones.ics"]).status == 0)
+        try cli.write("\(file).ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try cli.run(["convert", "\(file).ndjson", "-o", "\(file).ics"]).status == 0)
         let judge = Taskcal.packageRoot.appendingPathComponent(
             "Tests/EndToEndTests/Fixtures/zones_judge.py"
         ).path
         let result = try Taskcal.execute(
             "/usr/bin/env",
-            ["python3", judge, cli.path("zones.ics"), cli.path("zones.ndjson")]
+            ["python3", judge, cli.path("\(file).ics"), cli.path("\(file).ndjson")]
                 + (libicalJudge.map { [$0] } ?? []), in: cli.directory)
         #expect(result.status == 0, "\(result.stderr)")
         let summary =
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-        print("zones: \(summary ?? [:])")
+        print("\(file): \(summary ?? [:])")
         #expect(summary?["events"] as? Int == lines.count)
         #expect((summary?["zones"] as? Int ?? 0) > 500)
         #expect(summary?["problem count"] as? Int == 0, "\(summary?["problems"] ?? "")")
         // Only a zone that changed by a whole day is beyond dateutil (vobject's zone code).
         #expect(
             (summary?["beyond dateutil"] as? [String] ?? []).allSatisfy { $0 == "Pacific/Apia" })
+        return (lines.count, names.count)
     }
 
     static func epoch(year: Int, month: Int, day: Int, hour: Int) -> Int64 {

@@ -87,6 +87,65 @@ struct SystemZoneTests {
         #expect(disagreements.isEmpty, "\(disagreements.count): \(disagreements.prefix(10))")
     }
 
+    @Test(
+        "a VTIMEZONE for one year's dates, read back by libical, says what the system says that year",
+        .enabled(if: reference != nil, "python3 with zoneinfo is not available"))
+    func trimmedZonesAgree() throws {
+        var disagreements: [String] = []
+        var checked = 0
+        for name in (reference ?? [:]).keys.sorted() {
+            let system = try #require(SystemZone.named(name))
+            for year in [1972, 1978, 1995, 2011, 2014, 2016, 2022, 2026, 2036] {
+                let instants = [1, 3, 4, 7, 10, 11, 12].map {
+                    DateTimeValue(year: year, month: $0, day: 15, hour: 12, zone: .utc).epochAsUTC
+                }
+                let text = system.vtimezone(covering: instants[2]...instants[3]).serialized()
+                let reader = ICalendarReader(
+                    text: "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n" + text
+                        + "END:VCALENDAR\r\n")
+                while try reader.next() != nil {}
+                let zone = try CalendarZone(defining: try #require(reader.timeZones.first))
+                for instant in instants {
+                    let local = instant + Int64(system.offset(at: instant))
+                    if zone.offset(at: instant) != system.offset(at: instant)
+                        || zone.epoch(ofLocal: local) != system.epoch(ofLocal: local)
+                    {
+                        disagreements.append("\(name) \(year) at \(instant)")
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 30_000)
+        #expect(disagreements.isEmpty, "\(disagreements.count): \(disagreements.prefix(10))")
+    }
+
+    @Test("a VTIMEZONE for recent dates holds the rules in force, as calendar apps write it")
+    func trimmedZoneIsSmall() throws {
+        let july2025 = DateTimeValue(year: 2025, month: 7, day: 1, zone: .utc).epochAsUTC
+        let berlin = try #require(SystemZone.named("Europe/Berlin"))
+            .vtimezone(covering: july2025...july2025)
+        let observances = berlin.subcomponents()
+        #expect(observances.count == 2, "\(berlin.serialized())")
+        let text = berlin.serialized()
+        // From the last change before the year, and on without end.
+        #expect(
+            text.contains("DTSTART:20241027T030000\r\nRRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10\r\n"))
+        #expect(
+            text.contains("DTSTART:20250330T020000\r\nRRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3\r\n"))
+        // Moscow has kept one offset since 2014: one observance.
+        let moscow = try #require(SystemZone.named("Europe/Moscow"))
+            .vtimezone(covering: july2025...july2025)
+        #expect(moscow.subcomponents().count == 1, "\(moscow.serialized())")
+        // A repeating record's dates go on: a span without end keeps every rule after it.
+        let open = try #require(SystemZone.named("Europe/Moscow"))
+            .vtimezone(
+                covering: DateTimeValue(year: 1990, month: 1, day: 1, zone: .utc)
+                    .epochAsUTC...Int64.max)
+        #expect(open.serialized().contains("DTSTART:20141026T020000"))
+        #expect(!open.serialized().contains("DTSTART:1970"))
+    }
+
     @Test("a zone with yearly rules is written with them, not date by date")
     func yearlyRules() throws {
         let text = try #require(SystemZone.named("Europe/Berlin")).vtimezone().serialized()
