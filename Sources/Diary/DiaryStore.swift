@@ -262,12 +262,17 @@ enum Rules {
         let lastSingle = singles.map(\.dateFinish).max() ?? Int64.min
         var entries: [TaskRecord] = singles.filter(\.occupiesTime)
         let singleCount = entries.count
+        var unchecked: [String] = []
         for record in series {
             let end =
                 Expansion.lastFinish(of: record)
                 ?? max(lastSingle, record.dateStart + Expansion.habitHorizon)
-            entries += Expansion.occupying(
-                record, in: record.dateStart..<max(end, record.dateStart + 1))
+            do {
+                entries += try Expansion.occupying(
+                    record, in: record.dateStart..<max(end, record.dateStart + 1))
+            } catch {
+                unchecked.append("\(DiaryError.describe(record)) \(error.message)")
+            }
         }
         let (pairs, complete) = OverlapSweep.ownerOverlaps(
             entries.map { TimeSpan(start: $0.dateStart, finish: $0.dateFinish) },
@@ -281,7 +286,22 @@ enum Rules {
             problems.append(
                 "more repeating entries overlap; the first \(problemLimit) pairs are listed")
         }
-        return problems
+        return problems + unchecked
+    }
+
+    /// The refusal of `record` when the occurrences its overlap check needs cannot be
+    /// computed (its own, or those of the repeating entry it is compared with): an entry is
+    /// never let in unchecked.
+    static func refusal(of record: TaskRecord, _ unchecked: Expansion.Unchecked) -> DiaryError {
+        if unchecked.record.id == record.id && unchecked.record.uid == record.uid {
+            return .invalid([Problem(field: "recurrence.rule", unchecked.message)])
+        }
+        return .invalid([
+            Problem(
+                field: "date_start",
+                "cannot be checked against the repeating entry \(DiaryError.describe(unchecked.record)): its occurrences up to \(unchecked.untilDate) cannot be computed (\(unchecked.reason))"
+            )
+        ])
     }
 
     /// How many overlapping pairs `check` lists of each kind before it says there are more.
@@ -315,13 +335,21 @@ enum Rules {
     /// The entries of `existing` that `record` collides with (excluding itself), earliest
     /// first, each paired with the occurrence of `record` it meets; repeating entries are
     /// compared occurrence by occurrence.
-    static func collisions(of record: TaskRecord, in existing: [TaskRecord]) -> [(
-        mine: TaskRecord, other: TaskRecord
-    )] {
+    ///
+    /// - Throws: ``DiaryError/invalid(_:)`` when the occurrences to compare cannot be computed.
+    static func collisions(of record: TaskRecord, in existing: [TaskRecord]) throws(DiaryError)
+        -> [(mine: TaskRecord, other: TaskRecord)]
+    {
         guard record.occupiesTime else { return [] }
         var found: [(mine: TaskRecord, other: TaskRecord)] = []
         for other in existing where other.id != record.id && other.occupiesTime {
-            if let pair = Expansion.collisions(record, other, limit: 1).first { found.append(pair) }
+            do {
+                if let pair = try Expansion.collisions(record, other, limit: 1).first {
+                    found.append(pair)
+                }
+            } catch {
+                throw refusal(of: record, error)
+            }
         }
         return found.sorted {
             ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id)
@@ -349,7 +377,12 @@ struct StoreIndex {
     }
 
     /// The entries `record` (with these occurrences) collides with, at most ten.
-    func collisions(of record: TaskRecord, occurrences: [TaskRecord]) -> [TaskRecord] {
+    ///
+    /// - Throws: ``DiaryError/invalid(_:)`` when a repeating entry's occurrences cannot be
+    ///   computed as far as the comparison needs.
+    func collisions(of record: TaskRecord, occurrences: [TaskRecord]) throws(DiaryError)
+        -> [TaskRecord]
+    {
         var found: [TaskRecord] = []
         for occurrence in occurrences {
             let span = TimeSpan(start: occurrence.dateStart, finish: occurrence.dateFinish)
@@ -359,7 +392,13 @@ struct StoreIndex {
             }
         }
         for other in series where other.id != record.id {
-            if !Expansion.collisions(record, other, limit: 1).isEmpty { found.append(other) }
+            do {
+                if try !Expansion.collisions(record, other, limit: 1).isEmpty {
+                    found.append(other)
+                }
+            } catch {
+                throw Rules.refusal(of: record, error)
+            }
         }
         return found
     }

@@ -104,9 +104,14 @@ struct ImportPlan {
                     break
                 }
                 if reasons[position].isEmpty {
-                    for other in try storeCollisions(units[position], occurrences[position]) {
-                        reasons[position].append(
-                            "overlaps \(DiaryError.describe(other)) in the diary")
+                    do {
+                        for other in try storeCollisions(units[position], occurrences[position]) {
+                            reasons[position].append(
+                                "overlaps \(DiaryError.describe(other)) in the diary")
+                        }
+                    } catch .invalid(let problems) {
+                        // A repeating entry of the store it cannot be compared with.
+                        reasons[position] += problems.map(\.message)
                     }
                 }
             }
@@ -177,7 +182,7 @@ struct ImportPlan {
                 reasons[position].append(
                     cut == .limit
                         ? tooMany
-                        : "cannot be checked for overlaps: its rule needs too much work to expand (it steps often and matches rarely)"
+                        : "cannot be checked for overlaps: \(Expansion.uncheckedReason(cut))"
                 )
                 continue
             }

@@ -360,8 +360,12 @@ public final class SQLiteDiary: DiaryStore {
             let end =
                 Expansion.lastFinish(of: record)
                 ?? max(last, record.dateStart + Expansion.habitHorizon)
-            occurrences = Expansion.occupying(
-                record, in: record.dateStart..<max(end, record.dateStart + 1))
+            do {
+                occurrences = try Expansion.occupying(
+                    record, in: record.dateStart..<max(end, record.dateStart + 1))
+            } catch {
+                throw Rules.refusal(of: record, error)
+            }
         }
         return try collisions(of: record, occurrences: occurrences, series: series, db)
     }
@@ -372,7 +376,13 @@ public final class SQLiteDiary: DiaryStore {
     ) throws -> [(mine: TaskRecord, other: TaskRecord)] {
         var found: [(mine: TaskRecord, other: TaskRecord)] = []
         for other in series where other.id != record.id {
-            if let pair = Expansion.collisions(record, other, limit: 1).first { found.append(pair) }
+            do {
+                if let pair = try Expansion.collisions(record, other, limit: 1).first {
+                    found.append(pair)
+                }
+            } catch {
+                throw Rules.refusal(of: record, error)
+            }
         }
         for occurrence in occurrences {
             found += try singles(overlapping: occurrence, db).map { (occurrence, $0) }
@@ -526,6 +536,8 @@ public final class SQLiteDiary: DiaryStore {
                                 record.recurrence != nil || $0.dateStart < record.dateFinish
                             }, db
                         ).map(\.other)
+                    } catch let error as DiaryError {
+                        throw error
                     } catch { throw .storage("\(error)") }
                 })
             if !plan.problems.isEmpty && !skipConflicts {

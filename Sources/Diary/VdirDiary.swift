@@ -357,7 +357,7 @@ public final class VdirDiary: DiaryStore {
                     )
                 ])
             }
-            let pairs = Rules.collisions(of: record, in: Rules.units(existing))
+            let pairs = try Rules.collisions(of: record, in: Rules.units(existing))
             if let first = pairs.first {
                 var mine = first.mine
                 if asked.id <= 0 { mine.id = 0 }
@@ -396,11 +396,11 @@ public final class VdirDiary: DiaryStore {
             let others = Rules.units(loaded.map(\.record))
             let units = Rules.units(group)
             for change in movedChanges {
-                let pairs = Rules.collisions(of: change, in: others)
+                let pairs = try Rules.collisions(of: change, in: others)
                 if let first = pairs.first { throw .conflict(first.mine, with: pairs.map(\.other)) }
             }
             let unit = units.first { $0.recurrenceID == record.recurrenceID } ?? record
-            let pairs = Rules.collisions(of: unit, in: others)
+            let pairs = try Rules.collisions(of: unit, in: others)
             if let first = pairs.first { throw .conflict(first.mine, with: pairs.map(\.other)) }
             let name = fileName(for: group[0])
             try write(group, to: name)
@@ -440,7 +440,7 @@ public final class VdirDiary: DiaryStore {
                 storeCollisions: {
                     (record: TaskRecord, occurrences: [TaskRecord]) throws(DiaryError)
                         -> [TaskRecord] in
-                    store.collisions(of: record, occurrences: occurrences)
+                    try store.collisions(of: record, occurrences: occurrences)
                 })
             if !plan.problems.isEmpty && !skipConflicts { throw .importRefused(plan.problems) }
             // Write everything under temporary names, list them, then rename.

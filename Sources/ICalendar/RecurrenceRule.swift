@@ -41,6 +41,9 @@ public enum RecurrenceRule {
         case limit
         /// Its work ran out (a rule that steps often and matches rarely).
         case work
+        /// It reached the end of 2582, the last year libical's iterator computes, with the
+        /// rule and the window going on.
+        case lastYear
     }
 
     /// Runs `body` on libical's parse of `rule`, then frees what the parse allocated.
@@ -146,7 +149,12 @@ public enum RecurrenceRule {
             var first = start
             first.zone = nil
             var work = Work(20_000)
-            guard firstPeriod(parsed, start: first, from: first, work: &work) != nil else {
+            var pastLastYear = false
+            guard
+                firstPeriod(
+                    parsed, start: first, from: first, work: &work, pastLastYear: &pastLastYear)
+                    != nil
+            else {
                 return "has a rule that does not occur within \(searchYears) years"
             }
             let tenYears = Int64(first.year) + 10
@@ -233,8 +241,14 @@ public enum RecurrenceRule {
             // Making the iterator searches from the start, moving it searches from `from`:
             // both searches must be short.
             for origin in icaltime_compare(from, first) == 0 ? [first] : [first, from] {
-                guard let found = firstPeriod(parsed, start: first, from: origin, work: &work)
-                else { return (starts, work.isExhausted ? .work : nil) }
+                var pastLastYear = false
+                guard
+                    let found = firstPeriod(
+                        parsed, start: first, from: origin, work: &work,
+                        pastLastYear: &pastLastYear)
+                else {
+                    return (starts, work.isExhausted ? .work : pastLastYear ? .lastYear : nil)
+                }
                 periodsToFirst += found
             }
         }
@@ -266,15 +280,23 @@ public enum RecurrenceRule {
             guard icalrecur_iterator_set_start(iterator, from) != 0 else { return (starts, nil) }
         }
         var previous = fromSeconds
+        var produced = 0
         while true {
             let next = icalrecur_iterator_next(iterator)
             if icaltime_is_null_time(next) != 0 {
                 work.remaining -= Int((capped - previous) / max(stepSeconds, 1))
                 // Stopped by the work cap, not by the rule's end or the window's.
-                return (
-                    starts, capped == workEnd && workEnd < min(ruleEnd, windowEnd) ? .work : nil
-                )
+                if capped == workEnd && workEnd < min(ruleEnd, windowEnd) { return (starts, .work) }
+                // Stopped at libical's last year, unless a COUNT ended the rule first (DTSTART
+                // may or may not be among the dates counted: one is allowed for).
+                if capped == lastYear && lastYear < min(ruleEnd, windowEnd)
+                    && (parsed.count == 0 || produced + 1 < parsed.count)
+                {
+                    return (starts, .lastYear)
+                }
+                return (starts, nil)
             }
+            produced += 1
             let nextSeconds = DateTimeValue(next, zone: .floating).localSeconds
             work.remaining -= 1 + Int((nextSeconds - previous) / max(stepSeconds, 1))
             previous = nextSeconds
@@ -312,7 +334,8 @@ public enum RecurrenceRule {
     /// takes as defaults from the start stay the same): it exists only when that period
     /// matches.
     private static func firstPeriod(
-        _ parsed: icalrecurrencetype, start: icaltimetype, from: icaltimetype, work: inout Work
+        _ parsed: icalrecurrencetype, start: icaltimetype, from: icaltimetype, work: inout Work,
+        pastLastYear: inout Bool
     ) -> Int? {
         let yearly = parsed.freq == ICAL_YEARLY_RECURRENCE
         let interval = Int(max(parsed.interval, 1))
@@ -339,7 +362,10 @@ public enum RecurrenceRule {
                 moved.year = Int32(index / 12)
                 moved.month = Int32(index % 12 + 1)
             }
-            guard moved.year <= 2582 else { return nil }
+            guard moved.year <= 2582 else {
+                pastLastYear = true
+                return nil
+            }
             if let iterator = icalrecur_iterator_new(probe, moved) {
                 icalrecur_iterator_free(iterator)
                 return step - firstStep + 1

@@ -135,6 +135,46 @@ public struct Expansion: Sendable {
             "the expansion reached its limit of \(limit) occurrences (raise it with --max-occurrences, or choose a shorter window)"
         case .work:
             "the expansion ran out of work (\(limit * Self.stepsPerOccurrence) steps of the rules' iterators: a rule that steps every second or minute and matches rarely, or one that matches nothing for years); choose a shorter window or raise --max-occurrences"
+        case .lastYear:
+            "libical computes no occurrences after 2582"
+        }
+    }
+
+    /// Why an overlap check cannot rely on occurrences that stopped short: what a diary says
+    /// when it refuses an entry it cannot check.
+    public static func uncheckedReason(_ cut: RecurrenceRule.Cut) -> String {
+        switch cut {
+        case .limit:
+            "it has more than \(defaultLimit) occurrences to check; give its rule an end (UNTIL or COUNT)"
+        case .work:
+            "its rule needs too much work to expand (it steps often and matches rarely)"
+        case .lastYear:
+            "libical computes no occurrences after 2582"
+        }
+    }
+
+    /// The occurrences an overlap check needs stop short (the occurrence limit, the work
+    /// allowance, libical's last year) or cannot be computed: checking with those found would
+    /// pass what it never looked at, so the caller refuses or reports instead.
+    public struct Unchecked: Error, Sendable, Equatable {
+        /// The record that cannot be checked.
+        public var record: TaskRecord
+        /// Where the check needed its occurrences to reach, Unix seconds.
+        public var until: Int64
+        /// Why they stop short.
+        public var reason: String
+
+        /// "cannot be checked for overlaps up to 2050-01-01: …", for a message that names the
+        /// record itself.
+        public var message: String {
+            "cannot be checked for overlaps up to \(untilDate): \(reason)"
+        }
+
+        /// ``until`` as a UTC date, 2050-01-01.
+        public var untilDate: String {
+            let day = DateTimeValue(utcEpoch: until)
+            return String(
+                format: "%04d-%02d-%02d", Int32(day.year), Int32(day.month), Int32(day.day))
         }
     }
 
@@ -283,22 +323,42 @@ extension Expansion {
         if let rule = recurrence.rule {
             guard RecurrenceRule.isBounded(rule) else { return nil }
             let all = Expansion(window: record.dateStart..<Timestamp.range.upperBound)
-            if let occurrences = try? all.occurrences(of: record).0, let final = occurrences.last {
-                last = max(last, final.dateFinish)
-            }
+            // A bounded rule whose end cannot be reached (past the limit or libical's last
+            // year) is as good as unending.
+            guard let (occurrences, truncated) = try? all.occurrences(of: record), !truncated
+            else { return nil }
+            if let final = occurrences.last { last = max(last, final.dateFinish) }
         }
         return last
     }
 
     /// The occurrences of `record` (itself when it does not repeat) that take up time and
     /// overlap `window`, ascending.
-    public static func occupying(_ record: TaskRecord, in window: Range<Int64>) -> [TaskRecord] {
+    ///
+    /// - Throws: ``Unchecked`` when they stop short of the window's end or cannot be
+    ///   computed: an overlap check over the window would be incomplete.
+    public static func occupying(_ record: TaskRecord, in window: Range<Int64>) throws(Unchecked)
+        -> [TaskRecord]
+    {
         guard record.occupiesTime, window.lowerBound < window.upperBound else { return [] }
         guard record.recurrence != nil else {
             return record.dateStart < window.upperBound && record.dateFinish > window.lowerBound
                 ? [record] : []
         }
-        return (try? Expansion(window: window).occurrences(of: record).0) ?? []
+        var work = RecurrenceRule.Work(defaultLimit * stepsPerOccurrence)
+        let found: [TaskRecord]
+        let cut: RecurrenceRule.Cut?
+        do {
+            (found, cut) = try Expansion(window: window).occurrences(of: record, work: &work)
+        } catch {
+            throw Unchecked(
+                record: record, until: window.upperBound,
+                reason: "its repeats cannot be expanded: \(error.message)")
+        }
+        if let cut {
+            throw Unchecked(record: record, until: window.upperBound, reason: uncheckedReason(cut))
+        }
+        return found
     }
 
     /// How far ahead two series that never end are compared: two years from the later start.
@@ -306,9 +366,12 @@ extension Expansion {
 
     /// Pairs of occurrences of `a` and `b` that overlap (at most `limit`), earliest first;
     /// either may repeat. Two series that never end are compared for ``habitHorizon``.
-    public static func collisions(_ a: TaskRecord, _ b: TaskRecord, limit: Int = 3) -> [(
-        TaskRecord, TaskRecord
-    )] {
+    ///
+    /// - Throws: ``Unchecked`` when the occurrences of either cannot be computed as far as
+    ///   the comparison needs.
+    public static func collisions(_ a: TaskRecord, _ b: TaskRecord, limit: Int = 3)
+        throws(Unchecked) -> [(TaskRecord, TaskRecord)]
+    {
         guard a.occupiesTime, b.occupiesTime else { return [] }
         let lower =
             max(a.dateStart, b.dateStart)
@@ -321,8 +384,8 @@ extension Expansion {
         case (nil, nil): upper = max(a.dateStart, b.dateStart) + habitHorizon
         }
         guard lower < upper else { return [] }
-        let first = occupying(a, in: lower..<upper)
-        let second = occupying(b, in: lower..<upper)
+        let first = try occupying(a, in: lower..<upper)
+        let second = try occupying(b, in: lower..<upper)
         var pairs: [(TaskRecord, TaskRecord)] = []
         var i = 0
         var j = 0

@@ -194,6 +194,74 @@ struct DiaryCommandTests {
     }
 
     @Test(
+        "an entry whose overlaps cannot be computed is refused, never let in unchecked; check names one already in",
+        arguments: ["sqlite", "vdir"])
+    func uncheckable(backend: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        func diary(_ arguments: [String]) throws -> Taskcal.Result {
+            try cli.run(["diary"] + arguments + ["--store", store, "--tz", "UTC"])
+        }
+        let far = try diary([
+            "add", "--name", "Far", "--start", "2050-01-01T10:00", "--end", "2050-01-01T11:00",
+        ])
+        #expect(far.status == 0, "\(far.stderr)")
+        // Hourly from 2026 meets "Far" in 2050, 210,000 occurrences later: past the limit of
+        // what the SQLite store expands (refused as unchecked), found by the vdir's check of
+        // each pair (refused as an overlap). Before, SQLite let it in.
+        let hourly = try diary([
+            "add", "--name", "Hourly", "--start", "2026-01-01T10:00", "--end",
+            "2026-01-01T10:00:30", "--rule", "FREQ=HOURLY",
+        ])
+        #expect(hourly.status == 1)
+        #expect(
+            hourly.stderr.contains("cannot be checked for overlaps up to 2050-01-01")
+                || hourly.stderr.contains(#"overlaps #1 "Far""#), "\(hourly.stderr)")
+        // libical computes no dates after 2582: a habit cannot be checked against an entry in
+        // 2600, in either order.
+        let weekly = try diary([
+            "add", "--name", "Weekly", "--start", "2026-01-01T12:00", "--end",
+            "2026-01-01T12:30", "--repeat", "weekly",
+        ])
+        #expect(weekly.status == 0, "\(weekly.stderr)")
+        let future = try diary([
+            "add", "--name", "Future", "--start", "2600-01-01T12:00", "--end", "2600-01-01T13:00",
+        ])
+        #expect(future.status == 1)
+        #expect(
+            future.stderr.contains(#"cannot be checked against the repeating entry #2 "Weekly""#)
+                && future.stderr.contains("2582"), "\(future.stderr)")
+        #expect(try diary(["list"]).stdout.split(separator: "\n").count == 2)
+        #expect(try diary(["check"]).status == 0)
+        // An import is refused the same way, record by record.
+        try cli.write(
+            "far.json",
+            #"[{"id": 7, "date_start": "1767261600", "date_finish": "1767261630", "name": "Weekly too", "recurrence": {"rule": "FREQ=WEEKLY"}}, {"id": 8, "date_start": "19725213600", "date_finish": "19725217200", "name": "2595"}]"#
+        )
+        let imported = try diary(["import", cli.path("far.json")])
+        #expect(imported.status == 1)
+        #expect(
+            imported.stderr.contains(
+                "[0]: cannot be checked for overlaps: libical computes no occurrences after 2582"),
+            "\(imported.stderr)")
+        #expect(try diary(["list"]).stdout.split(separator: "\n").count == 2)
+        // A folder written by hand (or by an earlier version) with such a pair: check says so.
+        if backend == "vdir" {
+            #expect(
+                try cli.run([
+                    "convert", cli.path("far.json"), "-o", cli.path("calendar/far.ics"),
+                ]).status == 0)
+            let check = try diary(["check"])
+            #expect(check.status == 1)
+            #expect(
+                check.stderr.contains(
+                    #"#7 "Weekly too" (2026-01-01T10:00Z–2026-01-01T10:00Z) cannot be checked for overlaps up to 2595-01-25"#
+                ), "\(check.stderr)\(check.stdout)")
+        }
+    }
+
+    @Test(
         "a diary an earlier version wrote (schema v3) is brought up to date and keeps its entries")
     func migration() throws {
         let cli = try Taskcal()
