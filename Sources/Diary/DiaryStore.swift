@@ -263,6 +263,7 @@ enum Rules {
         var entries: [TaskRecord] = singles.filter(\.occupiesTime)
         let singleCount = entries.count
         var unchecked: [String] = []
+        var pairwise: [String] = []
         for record in series {
             let end =
                 Expansion.lastFinish(of: record)
@@ -270,6 +271,21 @@ enum Rules {
             do {
                 entries += try Expansion.occupying(
                     record, in: record.dateStart..<max(end, record.dateStart + 1))
+            } catch let error where error.cut == .limit || error.cut == .work {
+                // Too many occurrences to list: each single entry against the habit's
+                // occurrences around it, as `add` does.
+                for single in singles
+                where single.occupiesTime && single.dateFinish > record.dateStart {
+                    do {
+                        if try !Expansion.collisions(record, single, limit: 1).isEmpty {
+                            let ids = [record.id, single.id].sorted()
+                            pairwise.append("entries #\(ids[0]) and #\(ids[1]) overlap")
+                        }
+                    } catch {
+                        unchecked.append("\(DiaryError.describe(record)) \(error.message)")
+                        break
+                    }
+                }
             } catch {
                 unchecked.append("\(DiaryError.describe(record)) \(error.message)")
             }
@@ -286,7 +302,7 @@ enum Rules {
             problems.append(
                 "more repeating entries overlap; the first \(problemLimit) pairs are listed")
         }
-        return problems + unchecked
+        return problems + pairwise.prefix(problemLimit) + unchecked
     }
 
     /// The refusal of `record` when the occurrences its overlap check needs cannot be

@@ -360,14 +360,61 @@ public final class SQLiteDiary: DiaryStore {
             let end =
                 Expansion.lastFinish(of: record)
                 ?? max(last, record.dateStart + Expansion.habitHorizon)
+            let window = record.dateStart..<max(end, record.dateStart + 1)
             do {
-                occurrences = try Expansion.occupying(
-                    record, in: record.dateStart..<max(end, record.dateStart + 1))
+                occurrences = try Expansion.occupying(record, in: window)
+            } catch let error where error.cut == .limit || error.cut == .work {
+                // Too many occurrences to list up to the last entry (an hourly habit and an
+                // entry years ahead): compare the habit with each single entry in its reach.
+                return try collisions(of: record, eachSingleIn: window, series: series, db)
             } catch {
                 throw Rules.refusal(of: record, error)
             }
         }
         return try collisions(of: record, occurrences: occurrences, series: series, db)
+    }
+
+    /// ``collisions(of:_:)`` for a habit with more occurrences than one expansion may list:
+    /// each single entry in `window` against the occurrences of `record` around it (a few
+    /// each), at most ten collisions.
+    private static func collisions(
+        of record: TaskRecord, eachSingleIn window: Range<Int64>, series: [TaskRecord],
+        _ db: Database
+    ) throws -> [(mine: TaskRecord, other: TaskRecord)] {
+        var found = try collisions(of: record, occurrences: [], series: series, db)
+        // The single entry running at the window's start (they never overlap: at most one),
+        // then those that start in it, in order.
+        let before = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, date_start, date_finish FROM entry INDEXED BY entry_occupied_by_start
+                    WHERE occupies = 1 AND date_start < ? ORDER BY date_start DESC LIMIT 1
+                    """),
+            arguments: [window.lowerBound])
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, date_start, date_finish FROM entry INDEXED BY entry_occupied_by_start
+                    WHERE occupies = 1 AND date_start >= ? AND date_start < ? ORDER BY date_start
+                    """),
+            arguments: [window.lowerBound, window.upperBound])
+        var pending = before[...]
+        while found.count < 10, let row = try pending.popFirst() ?? rows.next() {
+            let single = TaskRecord(
+                id: row["id"], dateStart: row["date_start"], dateFinish: row["date_finish"],
+                name: "")
+            guard single.id != record.id, single.dateFinish > window.lowerBound else { continue }
+            let pair: (TaskRecord, TaskRecord)?
+            do {
+                pair = try Expansion.collisions(record, single, limit: 1).first
+            } catch {
+                throw Rules.refusal(of: record, error)
+            }
+            if let (mine, _) = pair { found.append((mine, try find(single.id, db))) }
+        }
+        return found.sorted {
+            ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id)
+        }
     }
 
     /// ``collisions(of:_:)`` for a record whose occurrences are known, against these habits.

@@ -163,6 +163,8 @@ public struct Expansion: Sendable {
         public var until: Int64
         /// Why they stop short.
         public var reason: String
+        /// How the expansion stopped, when it ran (`nil`: the rule could not be expanded).
+        public var cut: RecurrenceRule.Cut?
 
         /// "cannot be checked for overlaps up to 2050-01-01: …", for a message that names the
         /// record itself.
@@ -356,7 +358,8 @@ extension Expansion {
                 reason: "its repeats cannot be expanded: \(error.message)")
         }
         if let cut {
-            throw Unchecked(record: record, until: window.upperBound, reason: uncheckedReason(cut))
+            throw Unchecked(
+                record: record, until: window.upperBound, reason: uncheckedReason(cut), cut: cut)
         }
         return found
     }
