@@ -44,6 +44,26 @@ extension SystemZone {
         return zone
     }
 
+    /// The instants a `VTIMEZONE` written for `span` covers (see
+    /// ``vtimezone(tzid:covering:)``): two spans with the same coverage give the same zone.
+    public static func coverage(of span: ClosedRange<Int64>?) -> (lower: Int64, upper: Int64) {
+        func startOfYear(_ instant: Int64, plus years: Int) -> Int64 {
+            let year = CivilDate(epochDay: floorDivide(instant, 86_400)).year + years
+            return CivilDate(year: year, month: 1, day: 1).epochDay * 86_400
+        }
+        var lower = coverageStart
+        var upper = Int64.max
+        if let span {
+            if span.lowerBound > coverageStart {
+                lower = max(startOfYear(span.lowerBound, plus: 0) - 2 * 86_400, coverageStart)
+            }
+            if span.upperBound < ruleHorizon {
+                upper = startOfYear(max(span.upperBound, coverageStart), plus: 1) + 2 * 86_400
+            }
+        }
+        return (lower, upper)
+    }
+
     /// One `STANDARD` or `DAYLIGHT` block.
     struct Observance {
         var isDaylight: Bool
@@ -106,20 +126,7 @@ extension SystemZone {
     /// touches and two days beyond: a reader that matches a zone by its offsets over a year
     /// (Thunderbird, and taskcal reading its own output) sees each year whole.
     func observances(covering span: ClosedRange<Int64>? = nil) -> [Observance] {
-        func startOfYear(_ instant: Int64, plus years: Int) -> Int64 {
-            let year = CivilDate(epochDay: floorDivide(instant, 86_400)).year + years
-            return CivilDate(year: year, month: 1, day: 1).epochDay * 86_400
-        }
-        var lower = Self.coverageStart
-        var upper = Int64.max
-        if let span {
-            if span.lowerBound > Self.coverageStart {
-                lower = max(startOfYear(span.lowerBound, plus: 0) - 2 * 86_400, Self.coverageStart)
-            }
-            if span.upperBound < Self.ruleHorizon {
-                upper = startOfYear(max(span.upperBound, Self.coverageStart), plus: 1) + 2 * 86_400
-            }
-        }
+        let (lower, upper) = Self.coverage(of: span)
         var result: [Observance] = []
         let all: [Transition]
         if lower > Self.coverageStart,

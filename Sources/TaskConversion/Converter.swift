@@ -15,6 +15,8 @@ public struct ConversionReport: Sendable {
     public var unreadableInputs = 0
     /// Records written (a conversion with skipInvalid writes the valid ones).
     public var written = 0
+    /// The files written when they are not the output named (the parts of a split output).
+    public var outputs: [String] = []
 
     /// True when there was no error.
     public var succeeded: Bool { errors.isEmpty }
@@ -69,6 +71,8 @@ public enum Converter {
         if report.errors.isEmpty || (skipInvalid && report.unreadableInputs == 0) {
             do {
                 try sink.finish()
+                report.outputs = sink.writtenFiles
+                report.warnings += sink.notes
             } catch {
                 report.errors.append(error)
             }

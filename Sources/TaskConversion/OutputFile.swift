@@ -11,6 +11,8 @@ final class OutputFile {
     private var buffer: [UInt8] = []
     private var done = false
     private let mode: mode_t
+    /// Counts what is written and keeps none of it (for measuring what a file would hold).
+    private let discards: Bool
 
     /// The mode a new file gets from `open(2)`: 0666 less the process's umask.
     static let defaultMode: mode_t = {
@@ -24,6 +26,7 @@ final class OutputFile {
     init(path: String, mode: mode_t? = nil) throws(Diagnostic) {
         displayPath = path
         self.mode = mode ?? Self.defaultMode
+        discards = false
         if path == "-" {
             target = nil
             temporary = nil
@@ -50,6 +53,16 @@ final class OutputFile {
         buffer.reserveCapacity(1 << 16)
     }
 
+    /// An output that counts the bytes written (``written``) and keeps none.
+    init(discardingAs name: String) {
+        displayPath = name
+        mode = Self.defaultMode
+        target = nil
+        temporary = nil
+        descriptor = -1
+        discards = true
+    }
+
     deinit {
         if !done { abandon() }
     }
@@ -67,6 +80,7 @@ final class OutputFile {
     }
 
     private func flush() throws(Diagnostic) {
+        if discards { return buffer.removeAll(keepingCapacity: true) }
         var offset = 0
         while offset < buffer.count {
             let written = buffer.withUnsafeBytes {

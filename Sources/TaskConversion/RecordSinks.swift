@@ -14,6 +14,16 @@ public protocol RecordSink: AnyObject {
     func finish() throws(Diagnostic)
     /// Drops everything written: a failed conversion leaves no output file.
     func abandon()
+    /// The files ``finish()`` wrote when they are not the one path it was opened with (the
+    /// parts of a split output).
+    var writtenFiles: [String] { get }
+    /// Warnings about the output, known once it is finished.
+    var notes: [Diagnostic] { get }
+}
+
+extension RecordSink {
+    public var writtenFiles: [String] { [] }
+    public var notes: [Diagnostic] { [] }
 }
 
 /// How to write outputs.
@@ -37,6 +47,9 @@ public struct WriteOptions: Sendable {
     public var calendarName: String?
     /// The output file's mode (`nil`: 0666 less the umask, as for any new file).
     public var fileMode: mode_t?
+    /// Write .ics in parts no larger than this (`--split-size`, `--split-count`): `out.ics`
+    /// becomes `out-001.ics`, `out-002.ics`, …
+    public var split: SplitLimit?
 
     /// Creates options; `timestamp` defaults to `SOURCE_DATE_EPOCH` or now.
     public init(
@@ -59,6 +72,21 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
             .error, Location(file: path),
             "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --to json|ndjson|ics",
             code: .usage)
+    }
+    if let split = options.split {
+        guard format == .ics, path != "-" else {
+            throw Diagnostic(
+                .error, Location(file: path),
+                "--split-size and --split-count write .ics files named after -o (out.ics → out-001.ics, …); give an .ics output file",
+                code: .usage)
+        }
+        var writer = EventWriter(
+            uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)
+        writer.uidScheme.namespace = options.uidNamespace
+        let measure = ICSRecordSink(
+            OutputFile(discardingAs: path), writer: writer, name: options.calendarName,
+            namespaceOfFile: options.namespaceOfFile)
+        return SplitICSSink(path, options: options, limit: split, measure: measure)
     }
     let output = try OutputFile(path: path, mode: options.fileMode)
     switch format {
@@ -209,6 +237,9 @@ final class ICSRecordSink: RecordSink {
     /// Whether `VTIMEZONE`s cover only the instants the file uses (revised at the end), or
     /// everything from 1970 on: standard output cannot be revised once written.
     private var trimsZones: Bool { output.canRewrite }
+    /// What the last record written took: the bytes of its components (without the zones
+    /// written before them) and the zones it is written in, with their spans.
+    private(set) var lastWritten = (bytes: 0, spans: [(zone: String, span: ClosedRange<Int64>)]())
     private var started = false
     /// The UID namespace and attachment folder of the file records last came from: worked
     /// out once a file, not once a record (a file URL costs a getcwd and a stat).
@@ -296,7 +327,9 @@ final class ICSRecordSink: RecordSink {
                 zoneBlocks.append((zone, output.written + start, Array(buffer[start...])))
                 zonesWritten.insert(zone)
             }
+            let zoneBytes = buffer.count
             for component in components { component.serialize(into: &buffer) }
+            lastWritten = (buffer.count - zoneBytes, recordSpans)
         } catch let problem as Problem {
             throw Diagnostic(
                 .error,

@@ -145,8 +145,28 @@ struct Convert: ParsableCommand {
     )
     var skipInvalid = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Write .ics in parts of at most this size: -o out.ics gives out-001.ics, out-002.ics, …",
+            discussion:
+                "SIZE in bytes, or with a unit: 1MB (1,000,000), 500KB, 1MiB (1,048,576), 64KiB. Each part is a complete calendar: the calendar's lines, the VTIMEZONEs its events use, and every series with its changed occurrences whole; the parts together hold exactly what one file would. Google Calendar's importer takes files up to 1 MB. A series larger than SIZE alone gets a part of its own, with a warning.",
+            valueName: "size"))
+    var splitSize: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write .ics in parts of at most this many events (subtasks count), as --split-size does.",
+            valueName: "n"))
+    var splitCount: Int?
+
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
+
+    /// `--split-size` and `--split-count`, when given.
+    var split: SplitLimit? {
+        guard splitSize != nil || splitCount != nil else { return nil }
+        return SplitLimit(bytes: splitSize.flatMap(SplitLimit.bytes), records: splitCount)
+    }
 
     /// The `--expand` window.
     var expansion: Expansion? {
@@ -182,6 +202,20 @@ struct Convert: ParsableCommand {
                 "--report, --force and --fail-fast belong to batch mode (--output-dir)")
         }
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let splitSize, SplitLimit.bytes(splitSize) == nil {
+            throw ValidationError(
+                "--split-size '\(splitSize)' is not a size such as 1MB, 500KB, 64KiB or 2000000")
+        }
+        if let splitCount, splitCount < 1 {
+            throw ValidationError("--split-count must be at least 1")
+        }
+        if split != nil
+            && (outputDir != nil || output == "-" || (to ?? Format(path: output)) != .ics)
+        {
+            throw ValidationError(
+                "--split-size and --split-count need one .ics output file (-o out.ics); its parts are out-001.ics, …"
+            )
+        }
         if maxOccurrences < 1 { throw ValidationError("--max-occurrences must be at least 1") }
         if uidDomain.isEmpty || uidDomain.contains(where: { $0.isWhitespace || $0 == "@" }) {
             throw ValidationError("--uid-domain '\(uidDomain)' is not a domain such as example.org")
@@ -219,6 +253,7 @@ struct Convert: ParsableCommand {
         var write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
         write.uidNamespace = uidNamespace
         write.calendarName = calendarName
+        write.split = split
         let report = Converter.convert(
             inputs: inputs, output: output, read: read, write: write, skipInvalid: skipInvalid)
         Console.show(report, quiet: quiet)
@@ -236,8 +271,15 @@ struct Convert: ParsableCommand {
             throw ExitCode(2)
         }
         if !quiet && output != "-" {
+            let target =
+                switch report.outputs.count {
+                case 0: output
+                case 1: report.outputs[0]
+                default:
+                    "\(report.outputs.count) parts, \(report.outputs[0]) … \(report.outputs[report.outputs.count - 1])"
+                }
             Console.note(
-                "wrote \(report.records) record\(report.records == 1 ? "" : "s") to \(output)")
+                "wrote \(report.records) record\(report.records == 1 ? "" : "s") to \(target)")
         }
     }
 

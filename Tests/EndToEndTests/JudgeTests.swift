@@ -243,4 +243,107 @@ struct JudgeTests {
         let imported = appointments.split(separator: "\n").count
         #expect(imported == events)
     }
+
+    @Test(
+        "--split-size: complete calendars within the limit, a series whole in one, the union exactly the input; Python icalendar and calcurse read every part",
+        .enabled(
+            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"))
+    func split() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let zones = ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Europe/Moscow"]
+        var lines: [String] = []
+        for id in 1...600 {
+            let start = 1_767_225_600 + Int64(id) * 86_400 * 3
+            let text = String(repeating: "Описание дела \(id). ", count: id % 9 + 1)
+            lines.append(
+                #"{"id": \#(id), "date_start": "\#(start)", "date_finish": "\#(start + 3600)", "name": "Task \#(id)", "description": "\#(text)", "time_zone": "\#(zones[id % zones.count])"}"#
+            )
+        }
+        // A weekly series whose two changed occurrences come at the end of the input.
+        let series: Int64 = 1_767_261_600
+        lines.insert(
+            #"{"id": 1000, "uid": "gym@example.org", "date_start": "\#(series)", "date_finish": "\#(series + 3600)", "name": "Gym", "recurrence": {"rule": "FREQ=WEEKLY;COUNT=20"}}"#,
+            at: 5)
+        for week: Int64 in [3, 7] {
+            let original = series + week * 7 * 86_400
+            lines.append(
+                #"{"id": 1000, "uid": "gym@example.org", "recurrence_id": "\#(original)", "date_start": "\#(original + 7200)", "date_finish": "\#(original + 10800)", "name": "Gym (moved)"}"#
+            )
+        }
+        try cli.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        let environment = ["SOURCE_DATE_EPOCH": "1767225600"]
+        #expect(
+            try cli.run(["convert", "in.ndjson", "-o", "one.ics"], environment: environment)
+                .status == 0)
+        let result = try cli.run(
+            ["convert", "in.ndjson", "-o", "out.ics", "--split-size", "16KB"],
+            environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let parts = try FileManager.default.contentsOfDirectory(atPath: cli.directory.path)
+            .filter { $0.hasPrefix("out-") }.sorted()
+        #expect(parts.count > 10, "\(parts)")
+        #expect(parts.first == "out-001.ics")
+        #expect(
+            result.stderr.contains(
+                "wrote 603 records to \(parts.count) parts, out-001.ics … out-"),
+            "\(result.stderr)")
+        var holdingSeries: [String] = []
+        for part in parts {
+            let text = try cli.read(part)
+            #expect(text.utf8.count <= 16_000, "\(part): \(text.utf8.count) bytes")
+            #expect(text.hasPrefix("BEGIN:VCALENDAR\r\n") && text.hasSuffix("END:VCALENDAR\r\n"))
+            // Every TZID used is defined in the part itself.
+            for zone in zones where text.contains("TZID=\(zone):") {
+                #expect(text.contains("TZID:\(zone)\r\n"), "\(part) lacks \(zone)")
+            }
+            if text.contains("UID:gym@example.org") { holdingSeries.append(part) }
+        }
+        #expect(holdingSeries.count == 1, "\(holdingSeries)")
+        #expect(
+            try cli.read(holdingSeries.first ?? "").components(separatedBy: "UID:gym@example.org")
+                .count == 4)
+        // The union: the parts read back give exactly the records of one file (the changed
+        // occurrences now beside their series).
+        #expect(try cli.run(["convert"] + parts + ["-o", "parts.ndjson"]).status == 0)
+        #expect(try cli.run(["convert", "one.ics", "-o", "one.ndjson"]).status == 0)
+        let union = try cli.read("parts.ndjson").split(separator: "\n").sorted()
+        let whole = try cli.read("one.ndjson").split(separator: "\n").sorted()
+        #expect(union.count == 603)
+        #expect(union == whole)
+        // Python icalendar reads each part; together they hold every event.
+        let count = try Taskcal.execute(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sys, icalendar; print(sum(len(icalendar.Calendar.from_ical(open(f, 'rb').read()).walk('VEVENT')) for f in sys.argv[1:]))",
+            ] + parts.map(cli.path), in: cli.directory)
+        #expect(
+            count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "603", "\(count.stderr)"
+        )
+        if calcurse {
+            for part in parts.prefix(3) {
+                let folder = cli.path("calcurse-\(part)")
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true)
+                let imported = try Taskcal.execute(
+                    "/usr/bin/env", ["calcurse", "-D", folder, "-i", cli.path(part)],
+                    in: cli.directory)
+                #expect(imported.status == 0, "\(part): \(imported.stderr)")
+            }
+        }
+        // By count: at most 50 events a part (13 parts), and the first run's 14th is stale.
+        let counted = try cli.run(
+            ["convert", "in.ndjson", "-o", "out.ics", "--split-count", "50"],
+            environment: environment)
+        #expect(counted.status == 0, "\(counted.stderr)")
+        #expect(
+            counted.stderr.contains(
+                "warning: out-014.ics: exists from an earlier run and is not part of this output (13 parts)"
+            ), "\(counted.stderr)")
+        for part in (1...13).map({ String(format: "out-%03d.ics", $0) }) {
+            let events = try cli.read(part).components(separatedBy: "BEGIN:VEVENT").count - 1
+            #expect(events <= 50 && events > 0, "\(part): \(events)")
+        }
+    }
 }
