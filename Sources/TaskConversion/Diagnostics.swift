@@ -132,6 +132,8 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let noSummary = Self(rawValue: "no-summary")
     /// A repeating entry cut short or not expanded.
     public static let expansion = Self(rawValue: "expansion")
+    /// A record changed or left out for the app it is written for (`convert --for`).
+    public static let appProfile = Self(rawValue: "app-profile")
 
     // Errors.
     /// A record that breaks the task format's rules.

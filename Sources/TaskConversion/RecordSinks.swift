@@ -50,6 +50,8 @@ public struct WriteOptions: Sendable {
     /// Write .ics in parts no larger than this (`--split-size`, `--split-count`): `out.ics`
     /// becomes `out-001.ics`, `out-002.ics`, …
     public var split: SplitLimit?
+    /// Shape the .ics for this app (`--for`): see ``CalendarApp/shape(_:at:)``.
+    public var app: CalendarApp?
 
     /// Creates options; `timestamp` defaults to `SOURCE_DATE_EPOCH` or now.
     public init(
@@ -72,6 +74,17 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
             .error, Location(file: path),
             "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --to json|ndjson|ics",
             code: .usage)
+    }
+    if let app = options.app {
+        guard format == .ics else {
+            throw Diagnostic(
+                .error, Location(file: path),
+                "--for \(app.rawValue) shapes .ics for the app; the output here is \(format.rawValue)",
+                code: .usage)
+        }
+        var plain = options
+        plain.app = nil
+        return ProfileSink(try openRecordSink(path, options: plain), app: app)
     }
     if let split = options.split {
         guard format == .ics, path != "-" else {

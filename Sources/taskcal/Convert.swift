@@ -159,6 +159,15 @@ struct Convert: ParsableCommand {
             valueName: "n"))
     var splitCount: Int?
 
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp(
+            "Shape the .ics for the app it goes into: google, outlook, apple, thunderbird or caldav.",
+            discussion:
+                "Outlook: to-dos and subtasks left out, one alarm (the first), no disabled alarms, X-FILENAME on inline attachments, X-MICROSOFT-CDO-ALLDAYEVENT on all-day events, METHOD:PUBLISH. Google: to-dos and inline attachments left out (links kept); its dropping of alarms reported. Apple: times in a zone whose TZID must be quoted written in UTC. Thunderbird and CalDAV: plain RFC 5545 suits them. Every change is reported as a warning, once per rule with a count; taskcal lint --for APP lists what the app will still do.",
+            valueName: "app"))
+    var app: CalendarApp?
+
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
 
@@ -202,6 +211,10 @@ struct Convert: ParsableCommand {
                 "--report, --force and --fail-fast belong to batch mode (--output-dir)")
         }
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let app, outputDir != nil {
+            throw ValidationError(
+                "--for \(app.rawValue) writes one output (-o); batch mode has no profiles yet")
+        }
         if let splitSize, SplitLimit.bytes(splitSize) == nil {
             throw ValidationError(
                 "--split-size '\(splitSize)' is not a size such as 1MB, 500KB, 64KiB or 2000000")
@@ -254,6 +267,7 @@ struct Convert: ParsableCommand {
         write.uidNamespace = uidNamespace
         write.calendarName = calendarName
         write.split = split
+        write.app = app
         let report = Converter.convert(
             inputs: inputs, output: output, read: read, write: write, skipInvalid: skipInvalid)
         Console.show(report, quiet: quiet)

@@ -19,7 +19,8 @@ struct TaskcalCommand: ParsableCommand {
             """,
         version: "1.0.0",
         subcommands: [
-            Convert.self, Validate.self, Overlaps.self, Agenda.self, Month.self, DiaryCommand.self,
+            Convert.self, Validate.self, Lint.self, Overlaps.self, Agenda.self, Month.self,
+            DiaryCommand.self,
         ]
     )
 

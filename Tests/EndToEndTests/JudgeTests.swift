@@ -2,13 +2,13 @@ import Foundation
 import Testing
 
 /// Whether a program can be run here; the judges are installed by `.ci/run`.
-private func available(_ command: String, _ arguments: [String]) -> Bool {
+func available(_ command: String, _ arguments: [String]) -> Bool {
     (try? Taskcal.execute(
         "/usr/bin/env", [command] + arguments, in: FileManager.default.temporaryDirectory
     ).status) == 0
 }
 
-private let pythonJudges = available("python3", ["-c", "import icalendar, vobject"])
+let pythonJudges = available("python3", ["-c", "import icalendar, vobject"])
 
 /// libical's own whole-file parser as a judge: `Fixtures/libical_judge.c`, compiled once.
 private let libicalJudge: String? = {
@@ -29,9 +29,9 @@ private let libicalJudge: String? = {
         in: FileManager.default.temporaryDirectory)
     return compiled?.status == 0 ? binary : nil
 }()
-private let calcurse = available("calcurse", ["--version"])
+let calcurse = available("calcurse", ["--version"])
 /// In CI the judges must be there: a missing one fails instead of skipping.
-private let required = ProcessInfo.processInfo.environment["CI"] != nil
+let required = ProcessInfo.processInfo.environment["CI"] != nil
 
 @Suite("Independent judges read taskcal's output")
 struct JudgeTests {

@@ -1,0 +1,166 @@
+import Foundation
+import ICalendar
+import TaskModel
+
+extension CalendarApp {
+    /// `record` as written for this app (`nil`: left out), and each change made, as a
+    /// finding of the rule that asks for it. Rules the profile cannot help (Google drops
+    /// alarms) are findings too, so that the conversion reports them.
+    public func shape(_ record: TaskRecord, at location: Location) -> (
+        record: TaskRecord?, changes: [AppFinding]
+    ) {
+        var changes: [AppFinding] = []
+        func note(_ rule: AppRule, _ message: String) {
+            changes.append(AppFinding(rule: rule, location: location, message: message))
+        }
+        let name = "\"\(record.name)\""
+        var shaped = record
+        switch self {
+        case .outlook, .google:
+            let rule = self == .outlook ? AppRules.outlookTodo : AppRules.googleTodo
+            if record.kind == .todo {
+                note(rule, "\(name) is a to-do: left out")
+                return (nil, changes)
+            }
+            if !record.subtasks.isEmpty {
+                note(rule, "\(name): its \(record.subtasks.count) subtask(s) (to-dos) left out")
+                shaped.subtasks = []
+            }
+        case .apple, .thunderbird, .caldav:
+            break
+        }
+        switch self {
+        case .outlook:
+            let disabled = shaped.alarms.filter { !$0.enabled }.count
+            if disabled > 0 {
+                note(
+                    AppRules.outlookDisabledAlarm, "\(name): \(disabled) disabled alarm(s) left out"
+                )
+            }
+            var enabled = shaped.alarms.filter(\.enabled)
+            if enabled.count > 1 {
+                note(
+                    AppRules.outlookOneAlarm,
+                    "\(name): \(enabled.count - 1) alarm(s) after the first left out (Outlook keeps one reminder)"
+                )
+                enabled = [enabled[0]]
+            }
+            for alarm in enabled where alarm.action != .display {
+                note(
+                    AppRules.outlookAlarmAction,
+                    "\(name): its \(alarm.action.rawValue.uppercased()) alarm will be a plain reminder"
+                )
+            }
+            if enabled.contains(where: { $0.repeatCount != nil }) {
+                note(AppRules.outlookAlarmRepeat, "\(name): the alarm's repeats will be ignored")
+            }
+            shaped.alarms = enabled
+            for index in shaped.attachments.indices {
+                let attachment = shaped.attachments[index]
+                if case .url = attachment.content { continue }
+                let kept = attachment.icalParameters.flatMap(ParameterText.parse) ?? []
+                guard let filename = attachment.filename,
+                    !kept.contains(where: { $0.name == "X-FILENAME" })
+                else { continue }
+                shaped.attachments[index].icalParameters = ParameterText.format(
+                    kept + [Parameter("X-FILENAME", filename)])
+                note(AppRules.outlookAttachmentName, "\(name): X-FILENAME=\(filename) added")
+            }
+            if shaped.allDay,
+                !shaped.icalExtra.contains(where: {
+                    $0.uppercased().hasPrefix("X-MICROSOFT-CDO-ALLDAYEVENT")
+                })
+            {
+                shaped.icalExtra.append("X-MICROSOFT-CDO-ALLDAYEVENT:TRUE")
+            }
+        case .google:
+            let enabled = shaped.alarms.filter(\.enabled).count
+            if enabled > 0 {
+                note(AppRules.googleReminders, "\(name): \(enabled) alarm(s) Google will drop")
+            }
+            let inline = shaped.attachments.filter {
+                if case .url = $0.content { false } else { true }
+            }
+            if !inline.isEmpty {
+                note(
+                    AppRules.googleInlineAttachment,
+                    "\(name): \(inline.count) inline attachment(s) left out (Google keeps links only)"
+                )
+                shaped.attachments.removeAll {
+                    if case .url = $0.content { false } else { true }
+                }
+            }
+        case .apple:
+            if let zone = shaped.timeZone, !shaped.allDay, !shaped.floating,
+                AppRules.needsQuotes(zone)
+            {
+                note(AppRules.appleQuotedZone, "\(name): written in UTC, not in \"\(zone)\"")
+                shaped.timeZone = nil
+            }
+        case .thunderbird, .caldav:
+            break
+        }
+        return (shaped, changes)
+    }
+
+    /// The calendar's data as written for this app: Outlook gets `METHOD:PUBLISH`.
+    public func shape(_ calendar: CalendarInfo) -> CalendarInfo {
+        guard self == .outlook,
+            !calendar.icalExtra.contains(where: { $0.uppercased().hasPrefix("METHOD:") })
+        else { return calendar }
+        var shaped = calendar
+        shaped.icalExtra.insert("METHOD:PUBLISH", at: 0)
+        return shaped
+    }
+}
+
+/// Records shaped for an app on their way to an .ics sink (`convert --for`); what was
+/// changed is said once per rule, with a count and the first place.
+final class ProfileSink: RecordSink {
+    private let base: any RecordSink
+    private let app: CalendarApp
+    private var changes: [(first: AppFinding, count: Int)] = []
+    private var changeOf: [String: Int] = [:]
+    private var leftOut = 0
+
+    init(_ base: any RecordSink, app: CalendarApp) {
+        self.base = base
+        self.app = app
+    }
+
+    var calendar: CalendarInfo {
+        get { base.calendar }
+        set { base.calendar = app.shape(newValue) }
+    }
+
+    func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        let (shaped, found) = app.shape(record, at: location)
+        for finding in found {
+            if let index = changeOf[finding.rule.code] {
+                changes[index].count += 1
+            } else {
+                changeOf[finding.rule.code] = changes.count
+                changes.append((finding, 1))
+            }
+        }
+        guard let shaped else {
+            leftOut += 1
+            return
+        }
+        try base.write(shaped, from: location)
+    }
+
+    func finish() throws(Diagnostic) { try base.finish() }
+    func abandon() { base.abandon() }
+    var writtenFiles: [String] { base.writtenFiles }
+
+    var notes: [Diagnostic] {
+        changes.map { change in
+            let more = change.count > 1 ? " (and \(change.count - 1) more like it)" : ""
+            return Diagnostic(
+                .warning, change.first.location,
+                "--for \(app.rawValue): \(change.first.rule.code): \(change.first.message)\(more)",
+                code: .appProfile)
+        } + base.notes
+    }
+}

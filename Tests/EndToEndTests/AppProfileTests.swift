@@ -1,0 +1,310 @@
+import Foundation
+import Testing
+
+/// The codes of a text lint report, one per finding line (`FILE:LINE: code: message`).
+private func codes(_ stdout: String) -> [String] {
+    let apps = ["outlook-", "google-", "apple-", "thunderbird-", "caldav-"]
+    return stdout.split(separator: "\n").compactMap { line in
+        line.components(separatedBy: ": ").first { part in
+            apps.contains(where: part.hasPrefix) && !part.contains(" ") && !part.contains(".")
+        }
+    }
+}
+
+/// How often `text` holds `part`.
+private func count(_ part: String, in text: String) -> Int {
+    text.components(separatedBy: part).count - 1
+}
+
+/// The VEVENT blocks of an .ics text.
+private func events(_ text: String) -> [String] {
+    text.components(separatedBy: "BEGIN:VEVENT").dropFirst().map {
+        $0.components(separatedBy: "END:VEVENT")[0]
+    }
+}
+
+/// An .ics file as other apps export it, with what some app refuses or drops: a VEVENT
+/// without UID (line 4), a TZID nobody defines (13), a UID used twice (10, 17) and an
+/// alarm whose TRIGGER no reader understands (26).
+private let oddExport = [
+    "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Some app//EN",
+    "BEGIN:VEVENT", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T090000Z",
+    "DTEND:20260105T100000Z", "SUMMARY:No UID", "END:VEVENT",
+    "BEGIN:VEVENT", "UID:twice@example.org", "DTSTAMP:20260101T000000Z",
+    "DTSTART;TZID=Mars/Olympus:20260106T090000", "DTEND;TZID=Mars/Olympus:20260106T100000",
+    "SUMMARY:Unknown zone", "END:VEVENT",
+    "BEGIN:VEVENT", "UID:twice@example.org", "DTSTAMP:20260101T000000Z",
+    "DTSTART:20260107T090000Z", "DTEND:20260107T100000Z", "SUMMARY:Same UID",
+    "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x", "TRIGGER:soon", "END:VALARM",
+    "END:VEVENT", "END:VCALENDAR", "",
+].joined(separator: "\r\n")
+
+@Suite("Made for the app it goes into: lint --for and convert --for")
+struct AppProfileTests {
+    static let samples = [
+        "attachments-and-alarms.json", "google-export.ics", "outlook-export.ics",
+        "todo-with-subtasks.ics", "spec-example.json", "weekly-habit.json",
+    ]
+
+    @Test("lint says per record and line what each app drops, with codes and exit codes")
+    func lintSamples() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let inputs = Self.samples.map(Taskcal.sample)
+        let outlook = try cli.run(["lint"] + inputs + ["--for", "outlook"])
+        #expect(outlook.status == 1, "\(outlook.stderr)")
+        let outlookCodes = Set(codes(outlook.stdout))
+        #expect(
+            outlookCodes == [
+                "outlook-one-alarm", "outlook-alarm-action", "outlook-alarm-repeat",
+                "outlook-disabled-alarm", "outlook-todo",
+            ], "\(outlook.stdout)")
+        // Located: the JSON index of the record, the line of the to-do.
+        #expect(
+            outlook.stdout.contains(
+                "attachments-and-alarms.json: [1]: outlook-disabled-alarm: \"Написать отчёт 📊\" has a disabled alarm"
+            ), "\(outlook.stdout)")
+        #expect(
+            outlook.stdout.contains(
+                "todo-with-subtasks.ics:4: outlook-todo: \"Move to the new flat\" is a to-do: not imported"
+            ), "\(outlook.stdout)")
+        #expect(outlook.stderr.contains("Outlook: 11 finding(s), 8 losing data, in"))
+
+        let google = try cli.run(["lint"] + inputs + ["--for", "google"])
+        #expect(google.status == 1)
+        #expect(
+            Set(codes(google.stdout)) == [
+                "google-reminders", "google-inline-attachment", "google-todo",
+            ],
+            "\(google.stdout)")
+        #expect(
+            google.stdout.contains(
+                "outlook-export.ics:59: google-inline-attachment: \"Vendor call\""))
+
+        // Apple, Thunderbird and CalDAV servers take the samples whole.
+        for app in ["apple", "thunderbird", "caldav"] {
+            let clean = try cli.run(["lint"] + inputs + ["--for", app])
+            #expect(clean.status == 0, "\(app): \(clean.stdout)")
+            #expect(clean.stdout.isEmpty)
+            #expect(
+                clean.stderr.contains(": nothing refused, dropped or changed in"), "\(clean.stderr)"
+            )
+        }
+
+        // For scripts: one JSON object whose losses count the findings that lose data.
+        let json = try cli.run(["lint"] + inputs + ["--for", "outlook", "--format", "json"])
+        #expect(json.status == 1)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let findings = try #require(object["findings"] as? [[String: Any]])
+        #expect(object["app"] as? String == "outlook")
+        #expect(object["files"] as? Int == inputs.count)
+        #expect(findings.count == 11)
+        #expect(
+            object["losses"] as? Int
+                == findings.filter { $0["effect"] as? String != "changes" }.count)
+        #expect(object["losses"] as? Int == 8)
+        for finding in findings {
+            #expect((finding["code"] as? String)?.hasPrefix("outlook-") == true)
+            #expect(finding["line"] is Int || finding["index"] is Int, "\(finding)")
+            #expect(["drops", "refuses", "changes"].contains(finding["effect"] as? String ?? ""))
+        }
+
+        // --help names every rule with its source.
+        let help = try cli.run(["lint", "--help"])
+        for code in [
+            "outlook-todo", "google-file-size", "apple-quoted-tzid", "caldav-duplicate-uid",
+        ] {
+            #expect(help.stdout.contains("  \(code), "), "\(code)")
+        }
+        #expect(help.stdout.contains("MS-OXCICAL"))
+    }
+
+    @Test("lint reads any app's export: missing and repeated UIDs, unknown zones, bad values")
+    func lintOtherExports() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try cli.write("odd.ics", oddExport)
+        let caldav = try cli.run(["lint", "odd.ics", "--for", "caldav"])
+        #expect(caldav.status == 1)
+        #expect(caldav.stdout.contains("odd.ics:4: caldav-missing-uid: "), "\(caldav.stdout)")
+        #expect(caldav.stdout.contains("odd.ics:17: caldav-duplicate-uid: "))
+        #expect(caldav.stdout.contains("odd.ics:26: caldav-bad-value: "))
+        let apple = try cli.run(["lint", "odd.ics", "--for", "apple"])
+        #expect(apple.status == 1)
+        #expect(codes(apple.stdout) == ["apple-malformed-line"], "\(apple.stdout)")
+        // Outlook reads the unknown zone as floating: changed, nothing lost, exit 0.
+        let outlook = try cli.run(["lint", "odd.ics", "--for", "outlook"])
+        #expect(outlook.status == 0, "\(outlook.stdout)")
+        #expect(outlook.stdout.contains("odd.ics:13: outlook-undeclared-zone: "))
+        // A zone only the file defines, named with a comma as Outlook names them ("Canberra,
+        // Melbourne, Sydney"): Apple needs the TZID quoted; convert --for apple writes those
+        // times in UTC and says so.
+        let zoned = oddExport.replacingOccurrences(
+            of: "Mars/Olympus", with: "\"Sydney, Australia\""
+        )
+        .replacingOccurrences(
+            of: "BEGIN:VEVENT\r\nUID:twice",
+            with: """
+                BEGIN:VTIMEZONE\r\nTZID:Sydney\\, Australia\r\nBEGIN:STANDARD\r\n\
+                DTSTART:19700101T000000\r\nTZOFFSETFROM:+1037\r\nTZOFFSETTO:+1037\r\n\
+                END:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT\r\nUID:twice
+                """)
+        try cli.write("zoned.ics", zoned)
+        let quoted = try cli.run(["lint", "zoned.ics", "--for", "apple"])
+        #expect(
+            quoted.stdout.contains(
+                "apple-quoted-tzid: \"Unknown zone\": TZID \"Sydney, Australia\""),
+            "\(quoted.stdout)")
+        let shaped = try cli.run(["convert", "zoned.ics", "-o", "apple.ics", "--for", "apple"])
+        #expect(shaped.status == 0, "\(shaped.stderr)")
+        #expect(
+            shaped.stderr.contains(
+                "--for apple: apple-quoted-tzid: \"Unknown zone\": written in UTC, not in \"Sydney, Australia\""
+            ), "\(shaped.stderr)")
+        let apple2 = try cli.read("apple.ics")
+        #expect(!apple2.contains("TZID=\""))
+        #expect(
+            apple2.contains(
+                "DTSTART:20260105T222300Z\r\nDTEND:20260105T232300Z\r\nSUMMARY:Unknown zone"))
+
+        // A file no reader can take: exit 2, whatever the app.
+        try cli.write("broken.json", "[{\"id\": 1,")
+        let broken = try cli.run(["lint", "broken.json", "--for", "google"])
+        #expect(broken.status == 2)
+        #expect(broken.stderr.contains("broken.json"))
+    }
+
+    @Test("Google's 1 MB import limit: lint refuses a larger file, --split-size 1MB passes")
+    func googleSize() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let long = String(repeating: "Заметка к делу. ", count: 40)
+        let lines = (1...1_500).map { id in
+            let start = 1_767_225_600 + id * 7_200
+            return
+                #"{"id": \#(id), "date_start": "\#(start)", "date_finish": "\#(start + 3600)", "name": "Task \#(id)", "description": "\#(long)"}"#
+        }
+        try cli.write("many.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try cli.run(["convert", "many.ndjson", "-o", "big.ics"]).status == 0)
+        let big = try cli.run(["lint", "big.ics", "--for", "google"])
+        #expect(big.status == 1)
+        #expect(big.stdout.contains("big.ics: google-file-size: "), "\(big.stdout)")
+        #expect(big.stdout.contains("over 1 MB: convert with --split-size 1MB"))
+        let split = try cli.run([
+            "convert", "many.ndjson", "-o", "part.ics", "--for", "google", "--split-size", "1MB",
+        ])
+        #expect(split.status == 0, "\(split.stderr)")
+        let parts = try FileManager.default.contentsOfDirectory(atPath: cli.directory.path)
+            .filter { $0.hasPrefix("part-") }.sorted()
+        #expect(parts.count >= 2, "\(parts)")
+        let checked = try cli.run(["lint"] + parts + ["--for", "google"])
+        #expect(checked.status == 0, "\(checked.stdout)")
+        #expect(checked.stderr.contains("nothing refused, dropped or changed in 1500 records"))
+    }
+
+    @Test(
+        "convert --for outlook: to-dos and extra alarms out, files named, METHOD, all-day; each change said"
+    )
+    func outlook() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try cli.write(
+            "day.json",
+            #"[{"id": 40, "date_start": "1796774400", "date_finish": "1796860800", "name": "Holiday", "all_day": true}]"#
+        )
+        let inputs = [
+            Taskcal.sample("attachments-and-alarms.json"), Taskcal.sample("todo-with-subtasks.ics"),
+            Taskcal.sample("outlook-export.ics"), cli.path("day.json"),
+        ]
+        let plain = try cli.run(["convert"] + inputs + ["-o", "plain.ics"])
+        #expect(plain.status == 0)
+        let result = try cli.run(["convert"] + inputs + ["-o", "outlook.ics", "--for", "outlook"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for warning in [
+            "--for outlook: outlook-one-alarm: \"Dentist, then groceries; don't forget\": 2 alarm(s) after the first left out (Outlook keeps one reminder) (and 1 more like it)",
+            "--for outlook: outlook-attachment-name: \"Dentist, then groceries; don't forget\": X-FILENAME=referral.txt added",
+            "--for outlook: outlook-disabled-alarm: \"Написать отчёт 📊\": 1 disabled alarm(s) left out",
+            "todo-with-subtasks.ics:4: --for outlook: outlook-todo: \"Move to the new flat\" is a to-do: left out",
+        ] {
+            #expect(result.stderr.contains(warning), "\(warning)\n\(result.stderr)")
+        }
+        let text = try cli.read("outlook.ics")
+        let plainText = try cli.read("plain.ics")
+        #expect(count("BEGIN:VTODO", in: plainText) > 0)
+        #expect(count("BEGIN:VTODO", in: text) == 0)
+        #expect(text.contains("\r\nMETHOD:PUBLISH\r\n"))
+        #expect(!text.contains("X-TASKCAL-"), "no disabled alarm kept")
+        for event in events(text) {
+            #expect(count("BEGIN:VALARM", in: event) <= 1, "\(event)")
+        }
+        #expect(
+            text.contains(";\r\n X-FILENAME=referral.txt:")
+                || text.contains(";X-FILENAME=referral.txt"))
+        #expect(text.contains("SUMMARY:Holiday\r\nX-MICROSOFT-CDO-ALLDAYEVENT:TRUE\r\n"), "\(text)")
+        #expect(count("BEGIN:VEVENT", in: text) == count("BEGIN:VEVENT", in: plainText))
+        // What the profile fixed, Outlook no longer drops: what remains only changes.
+        let lint = try cli.run(["lint", "outlook.ics", "--for", "outlook"])
+        #expect(lint.status == 0, "\(lint.stdout)")
+        #expect(Set(codes(lint.stdout)).isSubset(of: ["outlook-alarm-action"]), "\(lint.stdout)")
+        // A .json output or batch mode has no profile: said, nothing written.
+        let json = try cli.run(["convert"] + inputs + ["-o", "out.json", "--for", "outlook"])
+        #expect(json.status != 0)
+        #expect(
+            json.stderr.contains("--for outlook shapes .ics for the app; the output here is json"))
+        #expect(!cli.exists("out.json"))
+        let batch = try cli.run(["convert"] + inputs + ["--output-dir", "dir", "--for", "outlook"])
+        #expect(batch.status != 0)
+        #expect(batch.stderr.contains("batch mode has no profiles yet"))
+        if pythonJudges || required {
+            let read = try Taskcal.execute(
+                "/usr/bin/env",
+                [
+                    "python3", "-c",
+                    "import sys, icalendar; c = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read()); print(len(c.walk('VEVENT')), len(c.walk('VTODO')), c['METHOD'])",
+                    cli.path("outlook.ics"),
+                ], in: cli.directory)
+            #expect(
+                read.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "\(count("BEGIN:VEVENT", in: text)) 0 PUBLISH", "\(read.stderr)")
+        }
+    }
+
+    @Test("convert --for google: to-dos and inline files out, links kept, dropped reminders said")
+    func google() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let inputs = [
+            Taskcal.sample("attachments-and-alarms.json"), Taskcal.sample("todo-with-subtasks.ics"),
+            Taskcal.sample("outlook-export.ics"),
+        ]
+        let result = try cli.run(["convert"] + inputs + ["-o", "google.ics", "--for", "google"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for warning in [
+            "--for google: google-reminders: \"Dentist, then groceries; don't forget\": 3 alarm(s) Google will drop (and 2 more like it)",
+            "--for google: google-inline-attachment: \"Dentist, then groceries; don't forget\": 1 inline attachment(s) left out (Google keeps links only) (and 1 more like it)",
+            "--for google: google-todo: \"Move to the new flat\" is a to-do: left out",
+        ] {
+            #expect(result.stderr.contains(warning), "\(warning)\n\(result.stderr)")
+        }
+        let text = try cli.read("google.ics")
+        #expect(count("BEGIN:VTODO", in: text) == 0)
+        #expect(!text.contains("VALUE=BINARY"))
+        #expect(text.contains("FILENAME=clinic-map.pdf:https:"), "links are kept")
+        // Only the reminders Google drops on import remain.
+        let lint = try cli.run(["lint", "google.ics", "--for", "google"])
+        #expect(Set(codes(lint.stdout)) == ["google-reminders"], "\(lint.stdout)")
+        // The same run gives the same bytes.
+        #expect(
+            try cli.run(
+                ["convert"] + inputs + ["-o", "again.ics", "--for", "google"],
+                environment: ["SOURCE_DATE_EPOCH": "1767225600"]
+            ).status == 0)
+        #expect(
+            try cli.run(
+                ["convert"] + inputs + ["-o", "google.ics", "--for", "google"],
+                environment: ["SOURCE_DATE_EPOCH": "1767225600"]
+            ).status == 0)
+        #expect(try cli.read("again.ics") == cli.read("google.ics"))
+    }
+}
