@@ -113,7 +113,7 @@ final class ZoneResolver {
         }
         if let defined {
             let local = value.localSeconds
-            var epoch = defined.epoch(ofLocal: local)
+            let epoch = defined.epoch(ofLocal: local)
             if let onset = Self.firstOnset(of: defined), local < onset {
                 let year = DateTimeValue(localSeconds: onset).year
                 if let iana, let system = CalendarZone.system(iana) {
@@ -126,8 +126,10 @@ final class ZoneResolver {
                                 .beforeZoneDefinition, line: line,
                                 "\(property) is before \(year), where the VTIMEZONE '\(tzid)' begins; read with the system's history of \(iana)",
                                 lenient: true))
-                        epoch = systemEpoch
                     }
+                    // Read in the system's zone, the record is in it: written back, it gets
+                    // the system's VTIMEZONE, which every reader reads the same way.
+                    return Placement(epoch: systemEpoch, zone: iana)
                 } else {
                     notes.append(
                         ReadingNote(
@@ -141,6 +143,14 @@ final class ZoneResolver {
             }
             if let match = match(defined, tzid: tzid, around: epoch) {
                 return Placement(epoch: epoch, zone: match)
+            }
+            if let iana, CalendarZone.system(iana) != nil {
+                // A file's own rules for a zone the system knows by that name, off from the
+                // system's here (an onset an hour late): the instant is the file's, the zone
+                // the system's. Keeping the file's VTIMEZONE as well would put two
+                // definitions under one TZID in the output, one for the records read
+                // before this one and one for the rest.
+                return Placement(epoch: epoch, zone: iana)
             }
             if keptDefinitions[tzid] == nil, let text = defined.definition?.serialized() {
                 keptDefinitions[tzid] = text

@@ -363,6 +363,50 @@ struct RealWorldInputTests {
             ])
     }
 
+    @Test(
+        "a file's VTIMEZONE that starts late or is an hour off: times kept, one VTIMEZONE a TZID")
+    func lateZoneDefinition() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // As exporters write it (fablab_cottbus.ics, discourse_no_dtend.ics in the corpus):
+        // Europe/Berlin's rules from October 2018 only, the spring change an hour late.
+        let zone = """
+            BEGIN:VTIMEZONE\nTZID:Europe/Berlin\nBEGIN:STANDARD\nDTSTART:20181028T030000\n\
+            TZOFFSETFROM:+0200\nTZOFFSETTO:+0100\nRRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10\n\
+            END:STANDARD\nBEGIN:DAYLIGHT\nDTSTART:20190331T030000\nTZOFFSETFROM:+0100\n\
+            TZOFFSETTO:+0200\nRRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3\nEND:DAYLIGHT\n\
+            END:VTIMEZONE\n
+            """
+        try cli.write(
+            "late.ics",
+            calendar(
+                zone
+                    + event("january", "DTSTART;TZID=Europe/Berlin:20180104T174500\n")
+                    + event("odd-hour", "DTSTART;TZID=Europe/Berlin:20200329T023000\n")
+                    + event("summer", "DTSTART;TZID=Europe/Berlin:20200704T100000\n")))
+        #expect(try cli.run(["convert", "late.ics", "-o", "one.json"]).status == 0)
+        let first = try byUID(try cli.read("one.json"))
+        // Before the file's rules begin, the system's history: 17:45 CET is 16:45Z.
+        #expect(first["january"]?["date_start"] as? String == "1515084300")
+        #expect(first["january"]?["time_zone"] as? String == "Europe/Berlin")
+        // The file's own reading where it has one: 02:30 at +01:00 is 01:30Z.
+        #expect(first["odd-hour"]?["date_start"] as? String == "1585445400")
+        #expect(first["summer"]?["date_start"] as? String == "1593849600")
+        // Back to .ics: one VTIMEZONE for Europe/Berlin, covering every record, and the
+        // same instants read back by taskcal and by libical's own users.
+        #expect(try cli.run(["convert", "one.json", "-o", "back.ics"]).status == 0)
+        let back = try cli.read("back.ics")
+        #expect(back.components(separatedBy: "TZID:Europe/Berlin\r\n").count == 2, "\(back)")
+        #expect(back.contains("DTSTART;TZID=Europe/Berlin:20180104T174500\r\n"))
+        #expect(try cli.run(["convert", "back.ics", "-o", "two.json"]).status == 0)
+        let second = try byUID(try cli.read("two.json"))
+        for uid in ["january", "odd-hour", "summer"] {
+            #expect(
+                second[uid]?["date_start"] as? String == first[uid]?["date_start"] as? String,
+                "\(uid)")
+        }
+    }
+
     @Test("a UTF-8 byte-order mark is accepted in JSON, NDJSON and .ics")
     func byteOrderMark() throws {
         let cli = try Taskcal()
