@@ -348,8 +348,22 @@ public final class Component {
         var index = 0
         while index < count {
             let byte = bytes[index]
-            guard byte == 0x0D || byte == EdgeWhitespace.marker else {
+            guard byte == 0x0D || byte == EdgeWhitespace.marker || byte == 0xEF else {
                 index += 1
+                continue
+            }
+            if byte == 0xEF {
+                // The punctuation of a parameter value list (Property.ParameterList).
+                if index + 2 < count, bytes[index + 1] == 0xB7,
+                    (0x90...0x93).contains(bytes[index + 2])
+                {
+                    buffer.append(contentsOf: bytes[copied..<index])
+                    buffer.append(Property.ParameterList.punctuation[Int(bytes[index + 2] - 0x90)])
+                    index += 3
+                    copied = index
+                } else {
+                    index += 1
+                }
                 continue
             }
             if byte == 0x0D {

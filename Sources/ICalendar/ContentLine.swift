@@ -131,7 +131,7 @@ public struct ContentLine: Sendable, Hashable {
 
     // MARK: - Bytes
 
-    static func isNameByte(_ byte: UInt8) -> Bool {
+    public static func isNameByte(_ byte: UInt8) -> Bool {
         (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
             || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
     }
@@ -158,6 +158,30 @@ public struct ContentLine: Sendable, Hashable {
             case "^": result.append("^")
             case let other?: result += "^" + String(other)
             case nil: result.append("^")
+            }
+        }
+        return result
+    }
+
+    /// A parameter value as RFC 6868 writes it: the inverse of the lexer's decoding, a line
+    /// break as `^n`, a double quote as `^'`, and a caret as `^^` where it would otherwise
+    /// start one of those (a lone `^a` stays as written).
+    /// With `caretsOnly`, line breaks and quotes are left for libical, which encodes them
+    /// itself but leaves `^` as it is.
+    public static func encodeCaret(_ text: String, caretsOnly: Bool = false) -> String {
+        guard text.contains(where: { $0 == "^" || $0 == "\n" || $0 == "\"" || $0 == "\r\n" })
+        else { return text }
+        var result = ""
+        let characters = Array(text)
+        for (index, character) in characters.enumerated() {
+            switch character {
+            case "\n" where !caretsOnly, "\r\n" where !caretsOnly: result += "^n"
+            case "\"" where !caretsOnly: result += "^'"
+            case "^":
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                let special: Set<Character> = ["n", "N", "'", "^", "\n", "\r\n", "\""]
+                result += next.map(special.contains) == true ? "^^" : "^"
+            default: result.append(character)
             }
         }
         return result
@@ -195,6 +219,26 @@ extension ContentLine {
         }
         items.append(current)
         return items.map(unescapedText)
+    }
+
+    /// `text` as a TEXT value is written, escaped by libical: the inverse of
+    /// ``unescapedText(_:)``.
+    public static func escapedText(_ text: String) -> String {
+        written(Property("SUMMARY", .text(text))) ?? text
+    }
+
+    /// `items` as a list of TEXT values is written (`CATEGORIES`): the inverse of
+    /// ``textList(_:)``.
+    public static func escapedTextList(_ items: [String]) -> String {
+        written(Property("CATEGORIES", .textList(items))) ?? items.joined(separator: ",")
+    }
+
+    /// The value of `property` as a component writes it (escapes, edge whitespace kept).
+    private static func written(_ property: Property) -> String? {
+        let holder = Component(kind: .event)
+        holder.add(property)
+        let lines = holder.serialized().unfoldedLine().components(separatedBy: "\r\n")
+        return lines.count > 1 ? (try? ContentLine(parsing: lines[1]).value) : nil
     }
 
     /// A TEXT value as written, unescaped by libical (`\n`, `\,`, `\;`, `\\`).

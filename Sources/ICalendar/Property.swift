@@ -206,11 +206,15 @@ public final class Property {
         let built = icalparameter_new(isX ? ICAL_X_PARAMETER : ICAL_IANA_PARAMETER)!
         icalparameter_set_xname(built, parameter.name)
         // libical encodes `"` and line breaks (RFC 6868) but leaves `^` as it is, which a
-        // reader would decode: `^n` would come back as a line break.
-        var value = Array(parameter.value.replacingOccurrences(of: "^", with: "^^").utf8)
+        // reader would decode: `^n` would come back as a line break. A `^` no reader decodes
+        // (`^a`) stays as written.
+        var value = Array(ContentLine.encodeCaret(parameter.value, caretsOnly: true).utf8)
         if ContentLine.isValueList(parameter.value) {
+            // libical prints a parameter value through its own filter, which replaces bytes
+            // that are not UTF-8 (the 0xFF markers) and quotes a value holding `,` `:` `;`:
+            // the list's punctuation travels as noncharacters the serializer turns back.
             value = value.flatMap { byte -> [UInt8] in
-                byte == UInt8(ascii: "\"") ? [EdgeWhitespace.marker, EdgeWhitespace.quote] : [byte]
+                ParameterList.marker(for: byte) ?? [byte]
             }
         }
         value.append(0)
@@ -220,6 +224,19 @@ public final class Property {
             }
         }
         return built
+    }
+
+    /// The punctuation of a parameter value list (`"a","b"`) as it passes through libical:
+    /// each as a Unicode noncharacter (U+FDD0…U+FDD3, valid UTF-8 that no text is meant to
+    /// hold), which ``Component/serialize(into:)`` turns back.
+    enum ParameterList {
+        static let punctuation: [UInt8] = [
+            UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: ";"),
+        ]
+
+        static func marker(for byte: UInt8) -> [UInt8]? {
+            punctuation.firstIndex(of: byte).map { [0xEF, 0xB7, 0x90 + UInt8($0)] }
+        }
     }
 
     private init(made: OpaquePointer) {

@@ -276,6 +276,14 @@ extension TaskRecord {
             && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
+    /// Whether `value` is a parameter's several values, each quoted, as .ics input gives them
+    /// (`DELEGATED-FROM="mailto:a@example.org","mailto:b@example.org"`).
+    static func isQuotedList(_ value: String) -> Bool {
+        guard value.count >= 5, value.hasPrefix("\""), value.hasSuffix("\"") else { return false }
+        let items = value.dropFirst().dropLast().components(separatedBy: "\",\"")
+        return items.count >= 2 && items.allSatisfy { !$0.contains("\"") }
+    }
+
     /// Control characters iCalendar text cannot carry. Tabs and line feeds are fine; a
     /// carriage return would be lost (libical writes `\r\n` as `\n`), so it is refused too.
     static func textProblems(_ text: String, field: String, allowLineBreaks: Bool = true)
@@ -347,11 +355,12 @@ extension Person {
                         field: "parameters.\(parameter.name)",
                         "ends with a backslash, which an iCalendar parameter cannot end with"))
             }
-            if parameter.value.contains("\"") {
+            if parameter.value.contains("\""), !TaskRecord.isQuotedList(parameter.value) {
                 found.append(
                     Problem(
                         field: "parameters.\(parameter.name)",
-                        "a parameter value cannot contain a double quote"))
+                        "a parameter value cannot contain a double quote (several values are written \"a\",\"b\")"
+                    ))
             }
             found += TaskRecord.textProblems(
                 parameter.value, field: "parameters.\(parameter.name)", allowLineBreaks: false)

@@ -407,6 +407,36 @@ struct RealWorldInputTests {
         }
     }
 
+    @Test("parameters with several values (DELEGATED-FROM, MEMBER) come back as several values")
+    func parameterLists() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let delegated = #"DELEGATED-FROM="mailto:a@example.org","mailto:b@example.org""#
+        let member = #"MEMBER="mailto:team@example.org","mailto:all@example.org""#
+        try cli.write(
+            "lists.ics",
+            calendar(
+                event(
+                    "lists",
+                    """
+                    DTSTART:20260105T090000Z
+                    ATTENDEE;CN="Doe, Jane";\(delegated):mailto:jane@example.org
+                    X-ROOM;\(member);X-NOTE="a, b","c":Room 1
+
+                    """)))
+        let read = try cli.run(["convert", "lists.ics", "-o", "lists.json"])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(!read.stderr.contains("left out"), "\(read.stderr)")
+        #expect(try cli.run(["convert", "lists.json", "-o", "back.ics"]).status == 0)
+        let back = try cli.read("back.ics").replacingOccurrences(of: "\r\n ", with: "")
+        #expect(
+            back.contains("ATTENDEE;CN=\"Doe, Jane\";\(delegated):mailto:jane@example.org\r\n"),
+            "\(back)")
+        #expect(back.contains("X-ROOM;\(member);X-NOTE=\"a, b\",\"c\":Room 1\r\n"), "\(back)")
+        #expect(try cli.run(["convert", "back.ics", "-o", "again.json"]).status == 0)
+        #expect(try cli.read("again.json") == cli.read("lists.json"))
+    }
+
     @Test("a UTF-8 byte-order mark is accepted in JSON, NDJSON and .ics")
     func byteOrderMark() throws {
         let cli = try Taskcal()

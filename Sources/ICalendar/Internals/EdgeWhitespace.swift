@@ -19,9 +19,6 @@ enum EdgeWhitespace {
     /// A backslash in a value written verbatim (see ``Property/init(verbatim:)``): libical
     /// would double it; the serializer turns the marker back into one backslash.
     static let backslash: UInt8 = UInt8(ascii: "B")
-    /// A double quote inside a parameter value with several values (`MEMBER="a","b"`):
-    /// libical keeps only one value and encodes quotes as `^'`; the marker survives both.
-    static let quote: UInt8 = UInt8(ascii: "Q")
     /// A comma and a semicolon inside one value of a list (`CATEGORIES:Meeting\, John,Work`):
     /// libical separates list values with commas and escapes neither.
     static let comma: UInt8 = UInt8(ascii: "C")
@@ -35,7 +32,6 @@ enum EdgeWhitespace {
         case tab: [0x09]
         case empty: []
         case backslash: [UInt8(ascii: "\\")]
-        case quote: [UInt8(ascii: "\"")]
         case comma: [UInt8(ascii: "\\"), UInt8(ascii: ",")]
         case semicolon: [UInt8(ascii: "\\"), UInt8(ascii: ";")]
         default: nil
