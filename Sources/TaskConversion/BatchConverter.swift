@@ -74,7 +74,7 @@ public struct BatchConverter: Sendable {
         var outputs: [String: String] = [:]
         func add(_ path: String, relative: String) {
             guard let inputFormat = Format(path: path) else { return }
-            let target = format ?? (inputFormat == .ics ? .json : .ics)
+            let target = format ?? (inputFormat.isCalendar ? .json : .ics)
             let base = (relative as NSString).deletingPathExtension
             let output = (directory as NSString).appendingPathComponent(
                 base + "." + target.fileExtension)
@@ -113,7 +113,8 @@ public struct BatchConverter: Sendable {
                 problems.append(
                     Diagnostic(
                         .error, Location(file: input),
-                        "cannot tell the format from the file name (.json, .ndjson, .jsonl, .ics)"))
+                        "cannot tell the format from the file name (.json, .ndjson, .jsonl, .ics, .jcal)"
+                    ))
             }
         }
         return (jobs, problems)

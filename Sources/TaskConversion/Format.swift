@@ -6,11 +6,15 @@ public enum Format: String, Sendable, CaseIterable, CustomStringConvertible {
     case ndjson
     /// iCalendar (RFC 5545), streamed one component at a time.
     case ics
+    /// jCal (RFC 7265): iCalendar as JSON (`.jcal`), read whole.
+    case jcal
 
     /// The format a file name's extension names, if any.
     public init?(path: String) {
         let lower = path.lowercased()
-        if lower.hasSuffix(".json") {
+        if lower.hasSuffix(".jcal") {
+            self = .jcal
+        } else if lower.hasSuffix(".json") {
             self = .json
         } else if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") {
             self = .ndjson
@@ -24,6 +28,10 @@ public enum Format: String, Sendable, CaseIterable, CustomStringConvertible {
     }
 
     public var description: String { rawValue }
+
+    /// Whether it is a calendar format (.ics, jCal) rather than the task format: a
+    /// conversion goes from one family to the other unless told otherwise.
+    public var isCalendar: Bool { self == .ics || self == .jcal }
 
     /// The usual extension for files of this format.
     public var fileExtension: String { rawValue }

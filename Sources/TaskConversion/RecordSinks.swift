@@ -72,7 +72,7 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
             .error, Location(file: path),
-            "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --to json|ndjson|ics",
+            "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl, .ics or .jcal, or use --to json|ndjson|ics|jcal",
             code: .usage)
     }
     if let app = options.app {
@@ -105,6 +105,7 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
     switch format {
     case .json: return JSONRecordSink(output, name: options.calendarName)
     case .ndjson: return NDJSONRecordSink(output, name: options.calendarName)
+    case .jcal: return try JCalRecordSink(output, options: options)
     case .ics:
         var writer = EventWriter(
             uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)

@@ -84,6 +84,7 @@ public func openRecordSource(
     switch format {
     case .json: plain = CalendarCheckSource(try JSONRecordSource(data: Data(bytes), name: name))
     case .ndjson: plain = CalendarCheckSource(NDJSONRecordSource(bytes: bytes, name: name))
+    case .jcal: plain = try JCalRecordSource(bytes: bytes, name: name, options: options)
     case .ics:
         plain = SubtaskNestingSource(
             ICSRecordSource(bytes: bytes, name: name, options: options),
@@ -104,7 +105,7 @@ private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagno
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
             .error, location,
-            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl or .ics, or use --input-format json|ndjson|ics",
+            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl, .ics or .jcal, or use --input-format json|ndjson|ics|jcal",
             code: .usage)
     }
     switch format {
@@ -125,6 +126,8 @@ private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagno
         }
         return SubtaskNestingSource(
             try ICSRecordSource(path: path, options: options), uidScheme: options.uidScheme)
+    case .jcal:
+        return try JCalRecordSource(path: path, options: options)
     }
 }
 

@@ -47,7 +47,7 @@ public struct UIDScheme: Sendable, Hashable {
     public static func defaultNamespace(forFile path: String) -> String {
         guard path != "-" else { return "standard input" }
         var name = (path as NSString).lastPathComponent
-        for suffix in [".json", ".ndjson", ".jsonl", ".ics", ".ical", ".icalendar"]
+        for suffix in [".json", ".ndjson", ".jsonl", ".ics", ".ical", ".icalendar", ".jcal"]
         where name.lowercased().hasSuffix(suffix) && name.count > suffix.count {
             name.removeLast(suffix.count)
             break

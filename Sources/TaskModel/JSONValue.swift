@@ -26,6 +26,12 @@ public enum JSONValue: Sendable, Equatable {
     public struct Member: Sendable, Equatable {
         public var name: String
         public var value: JSONValue
+
+        /// Creates a member.
+        public init(name: String, value: JSONValue) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// The member `name` of an object (the first of that name), or `nil`.

@@ -334,6 +334,26 @@ public struct JSONWriter {
         end()
     }
 
+    /// Writes any JSON value, compactly (`", "` and `": "` between items); numbers as
+    /// they were written.
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null, .invalidString: raw("null")
+        case .bool(let flag): raw(flag ? "true" : "false")
+        case .number(let digits): bytes.append(contentsOf: digits.utf8)
+        case .string(let text): string(text)
+        case .array(let items): array(items) { $0.value($1) }
+        case .object(let members):
+            begin()
+            for member in members {
+                key(named: member.name)
+                self.value(member.value)
+            }
+            end()
+        }
+        needsComma = true
+    }
+
     /// Writes `value` as a JSON string.
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))

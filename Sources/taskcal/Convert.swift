@@ -8,12 +8,12 @@ extension Format: ExpressibleByArgument {}
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert between JSON, NDJSON and iCalendar (.ics).",
+        abstract: "Convert between JSON, NDJSON, iCalendar (.ics) and jCal (.jcal).",
         discussion: """
-            Formats come from the file extensions (.json, .ndjson/.jsonl, .ics); use --from
-            and --to for standard input and output (-). Records keep their order. Nothing
-            is written unless the whole input is valid: errors name the file and line (or
-            JSON index and field), and the exit code is 2.
+            Formats come from the file extensions (.json, .ndjson/.jsonl, .ics, .jcal); use \
+            --from and --to for standard input and output (-). Records keep their order. \
+            Nothing is written unless the whole input is valid: errors name the file and line \
+            (or JSON index and field), and the exit code is 2.
 
             Examples:
               taskcal convert tasks.json -o tasks.ics
@@ -22,6 +22,7 @@ struct Convert: ParsableCommand {
               cat tasks.json | taskcal convert - --from json --to ics > tasks.ics
               taskcal convert mail.ics -o mail.json --extract-attachments files/
               taskcal convert team.ics -o december.json --expand 2026-12-01..2027-01-01
+              taskcal convert tasks.json -o tasks.jcal         (jCal, RFC 7265)
 
             Calendar apps' exports come in whole: zones (Outlook's Windows names too),
             all-day events, recurrence with exceptions and changed occurrences, to-dos
@@ -43,7 +44,7 @@ struct Convert: ParsableCommand {
         help: ArgumentHelp(
             "Convert each input to its own file in this folder (batch mode).",
             discussion:
-                "Inputs may be folders (searched recursively for .json, .ndjson, .jsonl and .ics; their layout is kept). Files are converted in parallel; one bad file does not stop the others. Output format: --to, else the other family (JSON → ics, ics → json)."
+                "Inputs may be folders (searched recursively for .json, .ndjson, .jsonl, .ics and .jcal; their layout is kept). Files are converted in parallel; one bad file does not stop the others. Output format: --to, else the other family (JSON → ics, ics → json)."
         ))
     var outputDir: String?
 
@@ -68,13 +69,13 @@ struct Convert: ParsableCommand {
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
         help:
-            "Input format when the name does not tell it: json, ndjson or ics (--from is the same)."
+            "Input format when the name does not tell it: json, ndjson, ics or jcal (--from is the same)."
     )
     var from: Format?
 
     @Option(
         help:
-            "Output format when the name does not tell it: json, ndjson or ics. Default: the other family (JSON → ics, ics → json)."
+            "Output format when the name does not tell it: json, ndjson, ics or jcal. Default: the other family (JSON → ics, ics → json)."
     )
     var to: Format?
 
@@ -197,7 +198,8 @@ struct Convert: ParsableCommand {
             )
         }
         if inputs.contains("-") && from == nil {
-            throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
+            throw ValidationError(
+                "reading standard input needs --input-format json|ndjson|ics|jcal")
         }
         if outputDir != nil && output != "-" {
             throw ValidationError(
@@ -240,7 +242,7 @@ struct Convert: ParsableCommand {
         let inputFormat = from ?? inputs.lazy.compactMap { Format(path: $0) }.first
         var outputFormat = to
         if outputFormat == nil && (output == "-" || Format(path: output) == nil) {
-            outputFormat = inputFormat == .ics ? .json : .ics
+            outputFormat = inputFormat?.isCalendar == true ? .json : .ics
         }
         if output != "-", FileManager.default.fileExists(atPath: output),
             inputs.contains(where: { sameFile($0, output) })
@@ -331,7 +333,7 @@ struct Validate: ParsableCommand {
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
         help:
-            "Input format when the name does not tell it: json, ndjson or ics (--from is the same)."
+            "Input format when the name does not tell it: json, ndjson, ics or jcal (--from is the same)."
     )
     var from: Format?
 
@@ -351,7 +353,8 @@ struct Validate: ParsableCommand {
     func validate() throws {
         try Zone.validate(tz)
         if inputs.contains("-") && from == nil {
-            throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
+            throw ValidationError(
+                "reading standard input needs --input-format json|ndjson|ics|jcal")
         }
     }
 

@@ -434,7 +434,7 @@ struct DiaryCommand: ParsableCommand {
             help: "Give every imported entry a fresh id instead of keeping its own.")
         var newIDs = false
         @Option(
-            help: "Format of the inputs when the names do not tell it: json, ndjson or ics.")
+            help: "Format of the inputs when the names do not tell it: json, ndjson, ics or jcal.")
         var inputFormat: Format?
         @Flag(help: "Refuse unclear .ics input instead of reading it with a warning.")
         var strict = false
@@ -442,7 +442,7 @@ struct DiaryCommand: ParsableCommand {
         func validate() throws {
             if inputs.contains("-") && inputFormat == nil {
                 throw ValidationError(
-                    "reading standard input needs --input-format json|ndjson|ics")
+                    "reading standard input needs --input-format json|ndjson|ics|jcal")
             }
         }
 

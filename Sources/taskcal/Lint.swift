@@ -46,7 +46,7 @@ struct Lint: ParsableCommand {
 
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
-        help: "Input format when the name does not tell it: json, ndjson or ics.")
+        help: "Input format when the name does not tell it: json, ndjson, ics or jcal.")
     var from: Format?
 
     @Option(
@@ -59,7 +59,8 @@ struct Lint: ParsableCommand {
     func validate() throws {
         try Zone.validate(tz)
         if inputs.contains("-") && from == nil {
-            throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
+            throw ValidationError(
+                "reading standard input needs --input-format json|ndjson|ics|jcal")
         }
     }
 

@@ -17,7 +17,7 @@ struct ReportInputs: ParsableArguments {
 
     @Option(
         help:
-            "Format of the inputs when the names do not tell it (standard input): json, ndjson or ics."
+            "Format of the inputs when the names do not tell it (standard input): json, ndjson, ics or jcal."
     )
     var inputFormat: Format?
 
@@ -114,7 +114,8 @@ struct ReportInputs: ParsableArguments {
             throw ValidationError("name at least one task file, or a diary with --store")
         }
         if inputs.contains("-") && inputFormat == nil {
-            throw ValidationError("reading standard input needs --input-format json|ndjson|ics")
+            throw ValidationError(
+                "reading standard input needs --input-format json|ndjson|ics|jcal")
         }
         var options = ReadOptions(format: inputFormat, floatingZone: tz)
         options.strict = strict

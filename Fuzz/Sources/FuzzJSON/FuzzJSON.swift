@@ -1,7 +1,7 @@
 import FuzzSupport
 import TaskConversion
 
-/// The JSON and NDJSON readers to records (and the records written back).
+/// The JSON, NDJSON and jCal readers to records (and the records written back).
 @_cdecl("FuzzJSON_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
     -> CInt
@@ -9,5 +9,6 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     FuzzDriver.run(argc, argv) { bytes in
         FuzzDriver.readAndWrite(bytes, format: .json, options: ReadOptions())
         FuzzDriver.readAndWrite(bytes, format: .ndjson, options: ReadOptions())
+        FuzzDriver.readAndWrite(bytes, format: .jcal, options: ReadOptions())
     }
 }
