@@ -6,9 +6,9 @@ extension CalendarApp {
     /// `record` as written for this app (`nil`: left out), and each change made, as a
     /// finding of the rule that asks for it. Rules the profile cannot help (Google drops
     /// alarms) are findings too, so that the conversion reports them.
-    public func shape(_ record: TaskRecord, at location: Location) -> (
-        record: TaskRecord?, changes: [AppFinding]
-    ) {
+    public func shape(
+        _ record: TaskRecord, at location: Location, links: AttachmentLinks? = nil
+    ) -> (record: TaskRecord?, changes: [AppFinding]) {
         var changes: [AppFinding] = []
         func note(_ rule: AppRule, _ message: String) {
             changes.append(AppFinding(rule: rule, location: location, message: message))
@@ -78,6 +78,27 @@ extension CalendarApp {
             if enabled > 0 {
                 note(AppRules.googleReminders, "\(name): \(enabled) alarm(s) Google will drop")
             }
+            if let links {
+                for index in shaped.attachments.indices {
+                    if case .url = shaped.attachments[index].content { continue }
+                    do {
+                        let url = try links.link(
+                            shaped.attachments[index], of: record, index: index,
+                            base: location.file == "-"
+                                ? nil
+                                : URL(fileURLWithPath: location.file).deletingLastPathComponent())
+                        shaped.attachments[index].content = .url(url)
+                        note(
+                            AppRules.googleInlineAttachment,
+                            "\(name): inline attachment linked as \(url)")
+                    } catch {
+                        note(
+                            AppRules.googleInlineAttachment,
+                            "\(name): an inline attachment could not be linked (\(error.message)); left out"
+                        )
+                    }
+                }
+            }
             let inline = shaped.attachments.filter {
                 if case .url = $0.content { false } else { true }
             }
@@ -119,13 +140,15 @@ extension CalendarApp {
 final class ProfileSink: RecordSink {
     private let base: any RecordSink
     private let app: CalendarApp
+    private let links: AttachmentLinks?
     private var changes: [(first: AppFinding, count: Int)] = []
     private var changeOf: [String: Int] = [:]
     private var leftOut = 0
 
-    init(_ base: any RecordSink, app: CalendarApp) {
+    init(_ base: any RecordSink, app: CalendarApp, links: AttachmentLinks?) {
         self.base = base
         self.app = app
+        self.links = links
     }
 
     var calendar: CalendarInfo {
@@ -134,7 +157,7 @@ final class ProfileSink: RecordSink {
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
-        let (shaped, found) = app.shape(record, at: location)
+        let (shaped, found) = app.shape(record, at: location, links: links)
         for finding in found {
             if let index = changeOf[finding.rule.code] {
                 changes[index].count += 1

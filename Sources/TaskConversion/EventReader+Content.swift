@@ -185,8 +185,8 @@ extension ComponentReading {
             }
             if let extraction = reader.extraction {
                 let path = try extraction.write(
-                    data, filename: filename, id: record.id, index: index,
-                    line: property.lineNumber)
+                    data, filename: filename, key: AttachmentExtraction.key(for: record),
+                    index: index, line: property.lineNumber)
                 result = TaskModel.Attachment(
                     filename: filename, mimeType: mimeType, content: .path(path))
             } else {

@@ -52,6 +52,9 @@ public struct WriteOptions: Sendable {
     public var split: SplitLimit?
     /// Shape the .ics for this app (`--for`): see ``CalendarApp/shape(_:at:)``.
     public var app: CalendarApp?
+    /// With `--for google`: inline attachments written to files in `directory` and linked as
+    /// `baseURL/NAME` (`--extract-attachments DIR --attachment-base-url URL`).
+    public var attachmentLinks: AttachmentLinks?
 
     /// Creates options; `timestamp` defaults to `SOURCE_DATE_EPOCH` or now.
     public init(
@@ -84,7 +87,8 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
         }
         var plain = options
         plain.app = nil
-        return ProfileSink(try openRecordSink(path, options: plain), app: app)
+        return ProfileSink(
+            try openRecordSink(path, options: plain), app: app, links: options.attachmentLinks)
     }
     if let split = options.split {
         guard format == .ics, path != "-" else {

@@ -120,6 +120,14 @@ struct Convert: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "With --for google and --extract-attachments DIR: link inline attachments as URL/NAME.",
+            discussion:
+                "Google Calendar keeps attachments only as links. Each inline attachment (base64 or a path) is written to DIR under a safe name (ID-INDEX-NAME) and the event links it as URL/NAME; publish DIR at URL. Each link is reported.",
+            valueName: "url"))
+    var attachmentBaseURL: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Write each occurrence of repeating entries in this window as its own record.",
             discussion:
                 "FROM..TO, each Unix seconds or ISO 8601 (2026-12-01, 2026-12-01T09:00, …Z, …+01:00), dates and local times in --tz (default: local). Occurrences overlapping the window are kept; exceptions (EXDATE) are removed and changed occurrences (RECURRENCE-ID) applied. Each occurrence keeps the series' id and uid and gets recurrence_id, its original start. Entries that do not repeat are kept when they overlap the window.",
@@ -213,6 +221,19 @@ struct Convert: ParsableCommand {
                 "--report, --force and --fail-fast belong to batch mode (--output-dir)")
         }
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let attachmentBaseURL {
+            guard app == .google, extractAttachments != nil else {
+                throw ValidationError(
+                    "--attachment-base-url links attachments for Google: give it with --for google and --extract-attachments DIR"
+                )
+            }
+            guard let url = URL(string: attachmentBaseURL), url.scheme != nil, url.host != nil
+            else {
+                throw ValidationError(
+                    "--attachment-base-url '\(attachmentBaseURL)' is not a URL such as https://files.example.org/calendar"
+                )
+            }
+        }
         if let app, outputDir != nil {
             throw ValidationError(
                 "--for \(app.rawValue) writes one output (-o); batch mode has no profiles yet")
@@ -253,8 +274,10 @@ struct Convert: ParsableCommand {
         let scheme = UIDScheme(domain: uidDomain, namespace: uidNamespace)
         var extraction: AttachmentExtraction?
         if let extractAttachments {
+            // Linked for Google, the files are found by their full paths.
             let relativeTo =
-                output == "-" ? nil : URL(fileURLWithPath: output).deletingLastPathComponent()
+                output == "-" || attachmentBaseURL != nil
+                ? nil : URL(fileURLWithPath: output).deletingLastPathComponent()
             extraction = AttachmentExtraction(
                 directory: URL(fileURLWithPath: extractAttachments), relativeTo: relativeTo)
         }
@@ -270,6 +293,10 @@ struct Convert: ParsableCommand {
         write.calendarName = calendarName
         write.split = split
         write.app = app
+        if let attachmentBaseURL, let extractAttachments {
+            write.attachmentLinks = AttachmentLinks(
+                directory: URL(fileURLWithPath: extractAttachments), baseURL: attachmentBaseURL)
+        }
         let report = Converter.convert(
             inputs: inputs, output: output, read: read, write: write, skipInvalid: skipInvalid)
         Console.show(report, quiet: quiet)

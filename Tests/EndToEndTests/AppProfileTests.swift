@@ -307,4 +307,77 @@ struct AppProfileTests {
             ).status == 0)
         #expect(try cli.read("again.ics") == cli.read("google.ics"))
     }
+
+    @Test("--for google --attachment-base-url: inline files written to a folder and linked")
+    func googleLinks() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let inputs = [
+            Taskcal.sample("attachments-and-alarms.json"), Taskcal.sample("outlook-export.ics"),
+        ]
+        let result = try cli.run(
+            ["convert"] + inputs + [
+                "-o", "google.ics", "--for", "google", "--extract-attachments", "files",
+                "--attachment-base-url", "https://files.example.org/cal/",
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "google-inline-attachment: \"Dentist, then groceries; don't forget\": inline attachment linked as https://files.example.org/cal/7-0-referral.txt (and 1 more like it)"
+            ), "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: cli.path("files")).sorted()
+        #expect(files.count == 2, "\(files)")
+        #expect(try cli.read("files/7-0-referral.txt").hasPrefix("Referral for the dentist."))
+        let text = try cli.read("google.ics").replacingOccurrences(of: "\r\n ", with: "")
+        #expect(!text.contains("VALUE=BINARY"))
+        #expect(text.contains(":https://files.example.org/cal/7-0-referral.txt\r\n"))
+        for file in files {
+            #expect(text.contains(":https://files.example.org/cal/\(file)\r\n"), "\(file)")
+        }
+        let lint = try cli.run(["lint", "google.ics", "--for", "google"])
+        #expect(Set(codes(lint.stdout)) == ["google-reminders"], "\(lint.stdout)")
+        // Only for Google, only with a folder, only a URL.
+        for (arguments, message) in [
+            (
+                ["--attachment-base-url", "https://a.example"],
+                "give it with --for google and --extract-attachments DIR"
+            ),
+            (
+                [
+                    "--for", "google", "--extract-attachments", "f", "--attachment-base-url",
+                    "files",
+                ],
+                "is not a URL such as"
+            ),
+        ] {
+            let refused = try cli.run(["convert"] + inputs + ["-o", "x.ics"] + arguments)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        }
+    }
+
+    @Test("inline attachments of two events named alike go to two files")
+    func extractionNames() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        func event(_ uid: String, _ text: String) -> String {
+            "BEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260105T090000Z\r\n"
+                + "SUMMARY:\(uid)\r\nATTACH;VALUE=BINARY;ENCODING=BASE64;FILENAME=notes.txt:"
+                + Data(text.utf8).base64EncodedString() + "\r\nEND:VEVENT\r\n"
+        }
+        try cli.write(
+            "two.ics",
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n"
+                + event("a@example.org", "first")
+                + event("b@example.org", "second") + "END:VCALENDAR\r\n")
+        let result = try cli.run([
+            "convert", "two.ics", "-o", "two.json", "--extract-attachments", "files",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: cli.path("files")).sorted()
+        #expect(files.count == 2, "\(files)")
+        let contents = try files.map { try cli.read("files/\($0)") }.sorted()
+        #expect(contents == ["first", "second"])
+        #expect(!files.contains(where: { $0.contains("9223372036854775808") }))
+    }
 }
