@@ -65,15 +65,14 @@ public enum JCal {
         let declared = line.parameter("VALUE")?.lowercased()
         var type = declared ?? defaultTypes[line.name] ?? "unknown"
         var values = jsonValues(line.value, type: type, name: line.name)
-        var keepValueParameter = false
         if values == nil {
-            // Not in its type's form: kept as written, with the VALUE it declared.
-            keepValueParameter = declared != nil
+            // Not in its type's form: kept as written. Its VALUE is not kept: jCal readers
+            // read the value by it, and fail.
             type = "unknown"
             values = [.string(line.value)]
         }
         var parameters: [JSONValue.Member] = []
-        for parameter in line.parameters where parameter.name != "VALUE" || keepValueParameter {
+        for parameter in line.parameters where parameter.name != "VALUE" {
             let value: JSONValue =
                 ContentLine.isValueList(parameter.value)
                 ? .array(quotedList(parameter.value).map(JSONValue.string))
@@ -191,8 +190,9 @@ public enum JCal {
         }
         switch type {
         case "date":
-            guard characters.count == 8, let year = digits(0..<4), let month = digits(4..<6),
-                let day = digits(6..<8)
+            // Year 0000 has the form, but no jCal reader takes it (Python's dates start at 1).
+            guard characters.count == 8, let year = digits(0..<4), year != "0000",
+                let month = digits(4..<6), let day = digits(6..<8)
             else { return nil }
             return "\(year)-\(month)-\(day)"
         case "date-time":
@@ -225,6 +225,19 @@ public enum JCal {
     /// A recurrence rule as jCal's object (RFC 7265 §3.6.10): parts lower-cased, integers as
     /// numbers, `UNTIL` in the extended format, several values as an array.
     static func recurrence(_ rule: String) -> JSONValue? {
+        let weekdays: Set<String> = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+        let frequencies: Set<String> = [
+            "SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY",
+        ]
+        /// Whether `item` is a BYDAY value: an optional signed ordinal, then a weekday.
+        func isWeekday(_ item: String) -> Bool {
+            guard item.count >= 2, weekdays.contains(String(item.suffix(2))) else { return false }
+            let ordinal = item.dropLast(2)
+            let digits =
+                ordinal.hasPrefix("+") || ordinal.hasPrefix("-") ? ordinal.dropFirst() : ordinal
+            return digits.count <= 2 && digits.allSatisfy { $0.isASCII && $0.isNumber }
+                && (digits.isEmpty == ordinal.isEmpty)
+        }
         var members: [JSONValue.Member] = []
         for part in rule.split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
@@ -242,6 +255,12 @@ public enum JCal {
                 } else if numericRuleParts.contains(key) {
                     guard let number = Int(item) else { return nil }
                     values.append(.number(String(number)))
+                } else if key == "freq" && !frequencies.contains(item)
+                    || key == "wkst" && !weekdays.contains(item)
+                    || key == "byday" && !isWeekday(item)
+                {
+                    // Not a rule jCal readers take: the whole value is kept as written.
+                    return nil
                 } else {
                     values.append(.string(item))
                 }

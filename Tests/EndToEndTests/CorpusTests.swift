@@ -108,4 +108,102 @@ struct CorpusTests {
             disagreements.isEmpty,
             "\(disagreements.count) disagreements, first: \(disagreements.prefix(5))")
     }
+
+    @Test(
+        "lint --for every app reads every calendar; profiles fix what they say; jCal carries each one",
+        .enabled(
+            if: corpus != nil,
+            "the corpus could not be fetched (../shared/corpus/fetch.sh needs PyPI)"),
+        .enabled(if: pythonJudgeAvailable, "python3 with icalendar is not installed")
+    )
+    func appsAndJCal() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let files = corpus ?? []
+        // The linter: one JSON report per app over the whole corpus.
+        var fixable: [String: Set<String>] = [:]
+        for app in ["outlook", "google", "apple", "thunderbird", "caldav"] {
+            let result = try cli.run(["lint"] + files + ["--for", app, "--format", "json"])
+            #expect(result.status == 1 || result.status == 2, "\(app): exit \(result.status)")
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let findings = report["findings"] as? [[String: Any]] ?? []
+            #expect(!findings.isEmpty, "\(app)")
+            #expect(
+                report["losses"] as? Int
+                    == findings.filter { $0["effect"] as? String != "changes" }.count)
+            for finding in findings {
+                let code = finding["code"] as? String ?? ""
+                #expect(code.hasPrefix(app + "-"), "\(finding)")
+                #expect(files.contains(finding["file"] as? String ?? ""), "\(finding)")
+                if ["outlook-todo", "outlook-one-alarm", "outlook-disabled-alarm", "google-todo"]
+                    .contains(code)
+                {
+                    fixable[app, default: []].insert(finding["file"] as? String ?? "")
+                }
+            }
+            print(
+                "corpus lint --for \(app): \(findings.count) findings, \(report["losses"] ?? 0) losing data"
+            )
+        }
+        // What a profile fixes, the app's linter no longer finds in its output.
+        for (app, inputs) in fixable {
+            for (index, input) in inputs.sorted().enumerated() {
+                let output = "\(app)-\(index).ics"
+                let shaped = try cli.run(["convert", input, "-o", output, "--for", app, "-q"])
+                #expect(shaped.status == 0, "\(input): \(shaped.stderr)")
+                let lint = try cli.run(["lint", output, "--for", app])
+                for code in ["-todo", "-one-alarm", "-disabled-alarm"] {
+                    #expect(!lint.stdout.contains(app + code), "\(input): \(lint.stdout)")
+                }
+            }
+        }
+        // jCal: every calendar taskcal reads goes to jCal and back to the same records, but
+        // for spelling jCal does not keep (README); Python icalendar reads every jCal written.
+        var read = 0
+        var same = 0
+        var written: [String] = []
+        for (index, file) in files.enumerated() {
+            let common = ["--uid-namespace", "n", "--tz", "UTC", "-q"]
+            guard try cli.run(["convert", file, "-o", "direct.ndjson"] + common).status == 0
+            else { continue }
+            read += 1
+            let jcal = "c\(index).jcal"
+            let out = try cli.run(["convert", file, "-o", jcal] + common)
+            #expect(out.status == 0, "\(file): \(out.stderr)")
+            let back = try cli.run(["convert", jcal, "-o", "back.ndjson"] + common)
+            #expect(back.status == 0, "\(file): \(back.stderr)")
+            if try cli.read("back.ndjson") == cli.read("direct.ndjson") { same += 1 }
+            written.append(cli.path(jcal))
+        }
+        print(
+            "corpus jCal: \(read) calendars read, \(same) the same records after .ics → jCal → records"
+        )
+        // 16 differ, each in spelling jCal does not keep or as .ics → JSON → .ics does too.
+        #expect(read - same <= 16, "\(same) of \(read)")
+        // Python's jCal reader takes every jCal but those of inputs whose values are of no
+        // type (an empty RDATE, periods of dates, a broken period, DTSTART:a2002…): kept as
+        // written (`unknown`), they are still parsed by the property's type, and fail.
+        let python = try Taskcal.execute(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sys, json, icalendar\nfor f in sys.argv[1:]:\n    try: icalendar.Calendar.from_jcal(json.load(open(f)))\n    except Exception: print(f)",
+            ] + written.map { $0 }, in: cli.directory)
+        #expect(python.status == 0, "\(python.stderr)")
+        let failed = Set(python.stdout.split(separator: "\n").map(String.init))
+        let inputsOf = Dictionary(
+            uniqueKeysWithValues: files.enumerated().map {
+                (cli.path("c\($0.offset).jcal"), $0.element)
+            })
+        let failedInputs = failed.compactMap {
+            inputsOf[$0].map { ($0 as NSString).lastPathComponent }
+        }
+        #expect(
+            Set(failedInputs) == [
+                "empty_RDATE.ics", "issue_1633_rdate_with_dates.ics",
+                "issue_1633_rdate_with_dates_and_tzid.ics", "issue_464_invalid_rdate.ics",
+                "badstream.ics",
+            ], "\(failedInputs.sorted())")
+    }
 }
