@@ -335,7 +335,7 @@ struct Convert: ParsableCommand {
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check task files (JSON, NDJSON, .ics) and report every problem.",
+        abstract: "Check task files (JSON, NDJSON, .ics, .jcal) and report every problem.",
         discussion: """
             Prints each problem as FILE:LINE: message (or FILE: [INDEX].field: message for
             JSON) and exits 1 when there is any; 2 when a file cannot be read; 0 when all

@@ -11,8 +11,9 @@ struct TaskcalCommand: ParsableCommand {
               {"id": 1, "date_start": "147600000", "date_finish": "147610000",
                "name": "My task", "description": "Описание моего дела"}
             (times are Unix seconds). NDJSON (.ndjson, .jsonl) holds one record a line.
-            iCalendar files (.ics) come from and go to Google Calendar, Apple Calendar,
-            Outlook and Thunderbird.
+            iCalendar files (.ics) come from and go to Google Calendar, Apple Calendar, \
+            Outlook and Thunderbird (convert --for APP shapes them for one; lint --for APP \
+            says beforehand what it will drop). jCal (.jcal) is iCalendar as JSON.
 
             Exit codes: 0 success; 1 the command found what it reports (an invalid file
             under validate); 2 bad usage or unreadable input.
