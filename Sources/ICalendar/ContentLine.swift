@@ -200,6 +200,12 @@ extension ContentLine {
     /// libical's own split takes the comma of `\\,` (an escaped backslash, then a separator)
     /// for an escaped one and glues two values together.
     public static func textList(_ value: String) -> [String] {
+        parts(of: value, separatedBy: ",").map(unescapedText)
+    }
+
+    /// `value` split at each `separator` no backslash escapes, the escapes kept
+    /// (`REQUEST-STATUS:2.0;Success\; done` at `;`).
+    public static func parts(of value: String, separatedBy separator: Character) -> [String] {
         var items: [String] = []
         var current = ""
         var escaped = false
@@ -210,7 +216,7 @@ extension ContentLine {
             } else if character == "\\" {
                 current.append(character)
                 escaped = true
-            } else if character == "," {
+            } else if character == separator {
                 items.append(current)
                 current = ""
             } else {
@@ -218,7 +224,7 @@ extension ContentLine {
             }
         }
         items.append(current)
-        return items.map(unescapedText)
+        return items
     }
 
     /// `text` as a TEXT value is written, escaped by libical: the inverse of

@@ -57,7 +57,7 @@ extension CalendarApp {
             shaped.alarms = enabled
             for index in shaped.attachments.indices {
                 let attachment = shaped.attachments[index]
-                if case .url = attachment.content { continue }
+                if !attachment.isInline { continue }
                 let kept = attachment.icalParameters.flatMap(ParameterText.parse) ?? []
                 guard let filename = attachment.filename,
                     !kept.contains(where: { $0.name == "X-FILENAME" })
@@ -80,7 +80,7 @@ extension CalendarApp {
             }
             if let links {
                 for index in shaped.attachments.indices {
-                    if case .url = shaped.attachments[index].content { continue }
+                    if !shaped.attachments[index].isInline { continue }
                     do {
                         let url = try links.link(
                             shaped.attachments[index], of: record, index: index,
@@ -99,17 +99,13 @@ extension CalendarApp {
                     }
                 }
             }
-            let inline = shaped.attachments.filter {
-                if case .url = $0.content { false } else { true }
-            }
+            let inline = shaped.attachments.filter(\.isInline)
             if !inline.isEmpty {
                 note(
                     AppRules.googleInlineAttachment,
                     "\(name): \(inline.count) inline attachment(s) left out (Google keeps links only)"
                 )
-                shaped.attachments.removeAll {
-                    if case .url = $0.content { false } else { true }
-                }
+                shaped.attachments.removeAll(where: \.isInline)
             }
         case .apple:
             if let zone = shaped.timeZone, !shaped.allDay, !shaped.floating,

@@ -67,6 +67,14 @@ public struct AppFinding: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension Attachment {
+    /// Whether the attachment travels as data (inline or from a file) rather than as a link:
+    /// what Google drops and Outlook names with `X-FILENAME`.
+    var isInline: Bool {
+        if case .url = content { false } else { true }
+    }
+}
+
 /// The rules, from the apps' own specifications where they exist.
 public enum AppRules {
     private static let stanoical =
@@ -199,7 +207,7 @@ public enum AppRules {
                     add(outlookDisabledAlarm, "\(what) has a disabled alarm: Outlook has none")
                 }
                 for attachment in record.attachments where attachment.filename == nil {
-                    if case .url = attachment.content { continue }
+                    if !attachment.isInline { continue }
                     add(
                         outlookAttachmentName,
                         "\(what) has an inline attachment without a file name: shown untitled")
@@ -214,9 +222,7 @@ public enum AppRules {
                         googleReminders,
                         "\(what): \(enabled.count) alarm\(enabled.count == 1 ? "" : "s") dropped")
                 }
-                let inline = record.attachments.filter {
-                    if case .url = $0.content { false } else { true }
-                }
+                let inline = record.attachments.filter(\.isInline)
                 if !inline.isEmpty {
                     add(
                         googleInlineAttachment,

@@ -26,11 +26,7 @@ public struct AttachmentExtraction: Sendable {
     /// occurrence it changes, so that two events' `notes.txt` never share a file.
     static func key(for record: TaskRecord) -> String {
         guard record.id == IDAllocator.unassigned else { return String(record.id) }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and machines
-        for byte in (record.uid ?? record.name).utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        var key = "u" + String(hash, radix: 16)
+        var key = "u" + UIDScheme.hash(record.uid ?? record.name)
         if let recurrenceID = record.recurrenceID { key += "-\(recurrenceID)" }
         return key
     }

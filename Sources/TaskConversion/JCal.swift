@@ -102,7 +102,12 @@ public enum JCal {
         switch type {
         case "text":
             if name == "REQUEST-STATUS" {
-                return [.array(statusParts(value).map { .string(ContentLine.unescapedText($0)) })]
+                return [
+                    .array(
+                        ContentLine.parts(of: value, separatedBy: ";").map {
+                            .string(ContentLine.unescapedText($0))
+                        })
+                ]
             }
             if textLists.contains(name) { return ContentLine.textList(value).map(JSONValue.string) }
             return [.string(ContentLine.unescapedText(value))]
@@ -145,26 +150,6 @@ public enum JCal {
             // BINARY, DURATION, URI, CAL-ADDRESS and types jCal does not name: as written.
             return [.string(value)]
         }
-    }
-
-    /// The `;`-separated parts of a `REQUEST-STATUS` value, escapes kept.
-    private static func statusParts(_ value: String) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var escaped = false
-        for character in value {
-            if escaped {
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-            } else if character == ";" {
-                parts.append(current)
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        return parts + [current]
     }
 
     /// `text` as a JSON number when it is one (`37.5`, `-122`), else `nil`.

@@ -16,12 +16,7 @@ final class JCalRecordSink: RecordSink {
             FileManager.default.temporaryDirectory.appendingPathComponent(
                 "taskcal-jcal-\(getpid())-\(UUID().uuidString).ics"
             ).path
-        var writer = EventWriter(
-            uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)
-        writer.uidScheme.namespace = options.uidNamespace
-        ics = ICSRecordSink(
-            try OutputFile(path: staging), writer: writer, name: options.calendarName,
-            namespaceOfFile: options.namespaceOfFile)
+        ics = ICSRecordSink(try OutputFile(path: staging), options: options)
     }
 
     deinit { unlink(staging) }
@@ -128,19 +123,8 @@ final class JCalRecordSource: RecordSource {
     private let places: [(line: Int, path: String)]
 
     convenience init(path: String, options: ReadOptions) throws(Diagnostic) {
-        let data: Data
-        do {
-            if path == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            }
-        } catch {
-            throw Diagnostic(
-                .error, Location(file: path), "cannot read: \(JSONRecordSource.reason(error))",
-                code: .io)
-        }
-        try self.init(bytes: [UInt8](data), name: path, options: options)
+        try self.init(
+            bytes: [UInt8](try JSONRecordSource.contents(of: path)), name: path, options: options)
     }
 
     init(bytes: [UInt8], name: String, options: ReadOptions) throws(Diagnostic) {

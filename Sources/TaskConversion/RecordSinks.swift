@@ -97,12 +97,7 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
                 "--split-size and --split-count write .ics files named after -o (out.ics → out-001.ics, …); give an .ics output file",
                 code: .usage)
         }
-        var writer = EventWriter(
-            uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)
-        writer.uidScheme.namespace = options.uidNamespace
-        let measure = ICSRecordSink(
-            OutputFile(discardingAs: path), writer: writer, name: options.calendarName,
-            namespaceOfFile: options.namespaceOfFile)
+        let measure = ICSRecordSink(OutputFile(discardingAs: path), options: options)
         return SplitICSSink(path, options: options, limit: split, measure: measure)
     }
     let output = try OutputFile(path: path, mode: options.fileMode)
@@ -110,13 +105,7 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
     case .json: return JSONRecordSink(output, name: options.calendarName)
     case .ndjson: return NDJSONRecordSink(output, name: options.calendarName)
     case .jcal: return try JCalRecordSink(output, options: options)
-    case .ics:
-        var writer = EventWriter(
-            uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)
-        writer.uidScheme.namespace = options.uidNamespace
-        return ICSRecordSink(
-            output, writer: writer, name: options.calendarName,
-            namespaceOfFile: options.namespaceOfFile)
+    case .ics: return ICSRecordSink(output, options: options)
     }
 }
 
@@ -286,6 +275,16 @@ final class ICSRecordSink: RecordSink {
         self.name = name
         self.namespaceOfFile = namespaceOfFile
         namespace = writer.uidScheme.namespace
+    }
+
+    /// A sink into `output` with the writer `options` describe.
+    convenience init(_ output: OutputFile, options: WriteOptions) {
+        var writer = EventWriter(
+            uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)
+        writer.uidScheme.namespace = options.uidNamespace
+        self.init(
+            output, writer: writer, name: options.calendarName,
+            namespaceOfFile: options.namespaceOfFile)
     }
 
     private func opening(_ info: CalendarInfo) throws(Diagnostic) -> String {

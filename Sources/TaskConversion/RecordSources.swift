@@ -148,18 +148,18 @@ final class JSONRecordSource: RecordSource {
     let calendar: CalendarInfo
 
     convenience init(path: String) throws(Diagnostic) {
-        let data: Data
+        try self.init(data: try Self.contents(of: path), name: path)
+    }
+
+    /// The whole of `path` (`-`: standard input), for formats read whole (JSON, jCal).
+    static func contents(of path: String) throws(Diagnostic) -> Data {
         do {
-            if path == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            }
+            if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw Diagnostic(
                 .error, Location(file: path), "cannot read: \(Self.reason(error))", code: .io)
         }
-        try self.init(data: data, name: path)
     }
 
     init(data: Data, name path: String) throws(Diagnostic) {
