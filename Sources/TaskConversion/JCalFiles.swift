@@ -189,7 +189,15 @@ final class JCalRecordSource: RecordSource {
 
     /// The jCal component an .ics line of the converted text came from.
     private func path(of line: Int) -> String {
-        places.last(where: { $0.line <= line })?.path ?? "properties"
+        // The last component starting at or before `line` (places are in line order; a
+        // binary search, since a hostile file may have a warning for each of 100,000).
+        var low = 0
+        var high = places.count
+        while low < high {
+            let middle = (low + high) / 2
+            if places[middle].line <= line { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 ? places[low - 1].path : "properties"
     }
 
     /// An .ics line of the converted text as the jCal component it came from.
