@@ -67,7 +67,7 @@ struct Lint: ParsableCommand {
     func run() throws {
         var findings: [AppFinding] = []
         var records = 0
-        var unreadable = false
+        var unreadable = 0
         for input in inputs {
             let report = Converter.read(
                 inputs: [input], options: ReadOptions(format: from, floatingZone: tz)
@@ -76,7 +76,7 @@ struct Lint: ParsableCommand {
                 findings += AppRules.findings(for: record, at: location, app: app)
             }
             for error in report.errors { Console.error(error.description) }
-            if !report.errors.isEmpty { unreadable = true }
+            if !report.errors.isEmpty { unreadable += 1 }
             findings += report.warnings.flatMap { AppRules.findings(for: $0, app: app) }
             if input != "-", (from ?? Format(path: input)) == .ics,
                 let size = try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int
@@ -94,13 +94,16 @@ struct Lint: ParsableCommand {
         } else {
             for finding in findings { print(finding.description) }
             fflush(nil)  // the findings before the summary on a shared terminal
+            let unchecked =
+                unreadable == 0
+                ? "" : "; \(unreadable) file\(unreadable == 1 ? "" : "s") could not be read (above)"
             Console.note(
-                findings.isEmpty
+                (findings.isEmpty
                     ? "\(app.displayName): nothing refused, dropped or changed in \(records) record\(records == 1 ? "" : "s")"
-                    : "\(app.displayName): \(findings.count) finding(s), \(losses) losing data, in \(records) record\(records == 1 ? "" : "s")"
-            )
+                    : "\(app.displayName): \(findings.count) finding(s), \(losses) losing data, in \(records) record\(records == 1 ? "" : "s")")
+                    + unchecked)
         }
-        if unreadable { throw ExitCode(2) }
+        if unreadable > 0 { throw ExitCode(2) }
         if losses > 0 { throw ExitCode(1) }
     }
 }

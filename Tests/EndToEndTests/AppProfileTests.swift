@@ -173,6 +173,7 @@ struct AppProfileTests {
         let broken = try cli.run(["lint", "broken.json", "--for", "google"])
         #expect(broken.status == 2)
         #expect(broken.stderr.contains("broken.json"))
+        #expect(broken.stderr.contains("; 1 file could not be read (above)"), "\(broken.stderr)")
     }
 
     @Test("Google's 1 MB import limit: lint refuses a larger file, --split-size 1MB passes")
