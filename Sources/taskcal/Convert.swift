@@ -234,9 +234,14 @@ struct Convert: ParsableCommand {
                 )
             }
         }
-        if let app, outputDir != nil {
+        if let app, outputDir != nil, to != .ics {
             throw ValidationError(
-                "--for \(app.rawValue) writes one output (-o); batch mode has no profiles yet")
+                "--for \(app.rawValue) shapes .ics: in batch mode add --to ics, so that every output is one"
+            )
+        }
+        if attachmentBaseURL != nil, outputDir != nil {
+            throw ValidationError(
+                "--attachment-base-url links the attachments of one output (-o), not of batch mode")
         }
         if let splitSize, SplitLimit.bytes(splitSize) == nil {
             throw ValidationError(
@@ -425,6 +430,7 @@ extension Convert {
         var write = WriteOptions(uidScheme: scheme, zone: tz)
         write.uidNamespace = uidNamespace
         write.calendarName = calendarName
+        write.app = app
         let batch = BatchConverter(
             read: read, write: write, format: to, jobs: jobs, force: force, failFast: failFast)
         let (jobs, problems) = batch.plan(inputs: inputs, into: directory)

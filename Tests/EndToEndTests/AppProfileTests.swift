@@ -256,7 +256,21 @@ struct AppProfileTests {
         #expect(!cli.exists("out.json"))
         let batch = try cli.run(["convert"] + inputs + ["--output-dir", "dir", "--for", "outlook"])
         #expect(batch.status != 0)
-        #expect(batch.stderr.contains("batch mode has no profiles yet"))
+        #expect(batch.stderr.contains("in batch mode add --to ics, so that every output is one"))
+        #expect(!cli.exists("dir"))
+        // Batch mode with --to ics: each output shaped, the changes in the report.
+        let shapedBatch = try cli.run(
+            ["convert"] + inputs + [
+                "--output-dir", "dir", "--for", "outlook", "--to", "ics", "--report", "report.json",
+            ])
+        #expect(shapedBatch.status == 0, "\(shapedBatch.stderr)")
+        let todo = try cli.read("dir/todo-with-subtasks.ics")
+        #expect(!todo.contains("BEGIN:VTODO") && todo.contains("METHOD:PUBLISH\r\n"))
+        let alarms = try cli.read("dir/attachments-and-alarms.ics")
+        #expect(
+            alarms.contains("X-FILENAME=referral.txt")
+                || alarms.contains("X-FILENAME=\r\n referral.txt"))
+        #expect(try cli.read("report.json").contains("outlook-todo"), "warnings in the report")
         if pythonJudges || required {
             let read = try Taskcal.execute(
                 "/usr/bin/env",
