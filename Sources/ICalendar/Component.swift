@@ -274,15 +274,88 @@ public final class Component {
     public func serialize(into buffer: inout [UInt8]) {
         guard let text = icalcomponent_as_ical_string_r(pointer) else { return }
         defer { icalmemory_free_buffer(text) }
+        let start = buffer.count
         let count = strlen(text)
         let bytes = UnsafeRawBufferPointer(start: text, count: count)
-        guard Self.contains(bytes, Self.xEnd) else {
+        if Self.contains(bytes, Self.xEnd) {
+            var repaired: [UInt8] = []
+            Self.repair(bytes, into: &repaired)
+            Self.nameXEnds(repaired, into: &buffer)
+        } else {
             Self.repair(bytes, into: &buffer)
-            return
         }
-        var repaired: [UInt8] = []
-        Self.repair(bytes, into: &repaired)
-        Self.nameXEnds(repaired, into: &buffer)
+        Self.keepEscapesWhole(&buffer, from: start)
+    }
+
+    private static let foldAfterBackslash: [UInt8] = [0x5C, 0x0D, 0x0A, 0x20]
+
+    /// libical folds a line before any ASCII byte, so also between a backslash and the
+    /// character it escapes (`\` CRLF SP `n`). RFC 5545 allows it (readers unfold first),
+    /// but Google Calendar reads the halves apart and garbles the text. A line folded so is
+    /// folded again, at most 75 octets a line, never inside an escape or a UTF-8 character.
+    static func keepEscapesWhole(_ buffer: inout [UInt8], from start: Int) {
+        let suspect = buffer.withUnsafeBytes {
+            contains(UnsafeRawBufferPointer(rebasing: $0[start...]), foldAfterBackslash)
+        }
+        guard suspect else { return }
+        func oddBackslashes(_ bytes: [UInt8], before end: Int, from floor: Int) -> Bool {
+            var count = 0
+            var index = end - 1
+            while index >= floor, bytes[index] == 0x5C {
+                count += 1
+                index -= 1
+            }
+            return count % 2 == 1
+        }
+        var out = Array(buffer[..<start])
+        out.reserveCapacity(buffer.count + 64)
+        var index = start
+        let end = buffer.count
+        while index < end {
+            // One logical line: its physical lines, the folds taken out.
+            let logicalStart = index
+            var content: [UInt8] = []
+            var splitEscape = false
+            var lineEnd = end
+            while true {
+                var cr = index
+                while cr + 1 < end, !(buffer[cr] == 0x0D && buffer[cr + 1] == 0x0A) { cr += 1 }
+                if cr + 1 >= end { cr = end }
+                content.append(contentsOf: buffer[index..<cr])
+                let next = min(cr + 2, end)
+                if next < end, buffer[next] == 0x20 {
+                    if oddBackslashes(content, before: content.count, from: 0) {
+                        splitEscape = true
+                    }
+                    index = next + 1
+                    continue
+                }
+                lineEnd = next
+                index = next
+                break
+            }
+            guard splitEscape else {
+                out.append(contentsOf: buffer[logicalStart..<lineEnd])
+                continue
+            }
+            var position = 0
+            var first = true
+            while position < content.count {
+                var cut = min(position + (first ? 75 : 74), content.count)
+                while cut < content.count, cut > position + 1,
+                    content[cut] & 0xC0 == 0x80
+                        || oddBackslashes(content, before: cut, from: position)
+                {
+                    cut -= 1
+                }
+                if !first { out += [0x0D, 0x0A, 0x20] }
+                out.append(contentsOf: content[position..<cut])
+                position = cut
+                first = false
+            }
+            out += [0x0D, 0x0A]
+        }
+        buffer = out
     }
 
     private static let xEnd = Array("\r\nEND:X\r\n".utf8)

@@ -395,4 +395,52 @@ struct AppProfileTests {
         #expect(contents == ["first", "second"])
         #expect(!files.contains(where: { $0.contains("9223372036854775808") }))
     }
+
+    @Test("no fold splits an escape (Google garbles it) or a UTF-8 character; lines ≤ 75 octets")
+    func foldsKeepEscapes() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // Text without spaces, so that libical folds anywhere, with escapes at every offset.
+        var lines: [String] = []
+        for shift in 0..<80 {
+            let text =
+                String(repeating: "x", count: shift) + "\\n" + String(repeating: "y", count: 70)
+                + "\\\\" + String(repeating: "z", count: 60) + ","
+                + String(repeating: "ё", count: 50)
+                + ";" + String(repeating: "w", count: 40)
+            lines.append(
+                #"{"id": \#(shift + 1), "date_start": "1795770000", "date_finish": "1795773600", "name": "n", "description": "\#(text)"}"#
+            )
+        }
+        try cli.write("folds.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try cli.run(["convert", "folds.ndjson", "-o", "folds.ics"]).status == 0)
+        let bytes = Array(try cli.read("folds.ics").utf8)
+        var physical: [[UInt8]] = [[]]
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x0D, index + 1 < bytes.count, bytes[index + 1] == 0x0A {
+                physical.append([])
+                index += 2
+            } else {
+                physical[physical.count - 1].append(bytes[index])
+                index += 1
+            }
+        }
+        var folds = 0
+        for (number, line) in physical.enumerated() {
+            #expect(line.count <= 75, "line \(number + 1): \(line.count) octets")
+            guard number + 1 < physical.count, physical[number + 1].first == 0x20 else { continue }
+            folds += 1
+            let backslashes = line.reversed().prefix { $0 == 0x5C }.count
+            #expect(backslashes % 2 == 0, "line \(number + 1) ends inside an escape")
+            #expect(physical[number + 1].dropFirst().first.map { $0 & 0xC0 != 0x80 } ?? true)
+        }
+        #expect(folds > 200)
+        // And the text comes back whole.
+        #expect(try cli.run(["convert", "folds.ics", "-o", "back.ndjson"]).status == 0)
+        let back = try Taskcal.recordList(try cli.read("back.ndjson"))
+        let sent = try Taskcal.recordList(try cli.read("folds.ndjson"))
+        #expect(
+            back.map { $0["description"] as? String } == sent.map { $0["description"] as? String })
+    }
 }
