@@ -307,8 +307,10 @@ public final class Component {
             }
             return count % 2 == 1
         }
-        var out = Array(buffer[..<start])
-        out.reserveCapacity(buffer.count + 64)
+        // Only the new part is rebuilt: a caller serializing many components into one buffer
+        // must stay linear.
+        var out: [UInt8] = []
+        out.reserveCapacity(buffer.count - start + 64)
         var index = start
         let end = buffer.count
         while index < end {
@@ -355,7 +357,8 @@ public final class Component {
             }
             out += [0x0D, 0x0A]
         }
-        buffer = out
+        buffer.removeLast(buffer.count - start)
+        buffer.append(contentsOf: out)
     }
 
     private static let xEnd = Array("\r\nEND:X\r\n".utf8)

@@ -31,6 +31,30 @@ struct WriterTests {
         }
     }
 
+    @Test("a fold never falls inside an escape, also after what a buffer already holds")
+    func foldsKeepEscapes() throws {
+        var events: [Component] = []
+        for shift in 0..<80 {
+            let event = Component(kind: .event)
+            event.addProperty(
+                "DESCRIPTION",
+                .text(
+                    String(repeating: "x", count: shift) + "\n" + String(repeating: "y", count: 90))
+            )
+            events.append(event)
+        }
+        var one: [UInt8] = Array("BEGIN:VCALENDAR\r\n".utf8)
+        for event in events { event.serialize(into: &one) }
+        let apart = "BEGIN:VCALENDAR\r\n" + events.map { $0.serialized() }.joined()
+        #expect(one == Array(apart.utf8), "the buffer's earlier bytes stay as they were")
+        let text = String(decoding: one, as: UTF8.self)
+        #expect(!text.contains("\\\r\n "), "a fold right after a backslash")
+        for line in text.components(separatedBy: "\r\n") { #expect(line.utf8.count <= 75) }
+        #expect(
+            text.replacingOccurrences(of: "\r\n ", with: "").components(separatedBy: "\\n").count
+                == 81)
+    }
+
     @Test("a zone is written as TZID with the plain IANA name, in the event and the VTIMEZONE")
     func plainZoneNames() throws {
         let calendar = Component(kind: .calendar)
