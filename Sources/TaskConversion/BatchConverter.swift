@@ -75,7 +75,10 @@ public struct BatchConverter: Sendable {
         func add(_ path: String, relative: String) {
             guard let inputFormat = Format(path: path) else { return }
             let target = format ?? (inputFormat.isCalendar ? .json : .ics)
-            let base = (relative as NSString).deletingPathExtension
+            // `a.jscal.json` is `a` in JSCalendar: `a.json` in the task format.
+            let base =
+                inputFormat == .jscalendar && relative.lowercased().hasSuffix(".jscal.json")
+                ? String(relative.dropLast(11)) : (relative as NSString).deletingPathExtension
             let output = (directory as NSString).appendingPathComponent(
                 base + "." + target.fileExtension)
             let key = URL(fileURLWithPath: output).standardizedFileURL.path
@@ -113,7 +116,7 @@ public struct BatchConverter: Sendable {
                 problems.append(
                     Diagnostic(
                         .error, Location(file: input),
-                        "cannot tell the format from the file name (.json, .ndjson, .jsonl, .ics, .jcal)"
+                        "cannot tell the format from the file name (.json, .ndjson, .jsonl, .ics, .jcal, .jscal.json)"
                     ))
             }
         }

@@ -8,11 +8,16 @@ public enum Format: String, Sendable, CaseIterable, CustomStringConvertible {
     case ics
     /// jCal (RFC 7265): iCalendar as JSON (`.jcal`), read whole.
     case jcal
+    /// JSCalendar (RFC 8984): a Group of Events and Tasks (`.jscal.json`, `.jscal`), read
+    /// whole.
+    case jscalendar
 
     /// The format a file name's extension names, if any.
     public init?(path: String) {
         let lower = path.lowercased()
-        if lower.hasSuffix(".jcal") {
+        if lower.hasSuffix(".jscal.json") || lower.hasSuffix(".jscal") {
+            self = .jscalendar
+        } else if lower.hasSuffix(".jcal") {
             self = .jcal
         } else if lower.hasSuffix(".json") {
             self = .json
@@ -31,8 +36,8 @@ public enum Format: String, Sendable, CaseIterable, CustomStringConvertible {
 
     /// Whether it is a calendar format (.ics, jCal) rather than the task format: a
     /// conversion goes from one family to the other unless told otherwise.
-    public var isCalendar: Bool { self == .ics || self == .jcal }
+    public var isCalendar: Bool { self == .ics || self == .jcal || self == .jscalendar }
 
     /// The usual extension for files of this format.
-    public var fileExtension: String { rawValue }
+    public var fileExtension: String { self == .jscalendar ? "jscal.json" : rawValue }
 }

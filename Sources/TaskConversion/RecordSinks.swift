@@ -75,7 +75,7 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
             .error, Location(file: path),
-            "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl, .ics or .jcal, or use --to json|ndjson|ics|jcal",
+            "cannot tell the output format from the file name; name it .json, .ndjson, .jsonl, .ics, .jcal or .jscal.json, or use --to json|ndjson|ics|jcal|jscalendar",
             code: .usage)
     }
     if let app = options.app {
@@ -105,12 +105,13 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
     case .json: return JSONRecordSink(output, name: options.calendarName)
     case .ndjson: return NDJSONRecordSink(output, name: options.calendarName)
     case .jcal: return try JCalRecordSink(output, options: options)
+    case .jscalendar: return JSCalendarRecordSink(output, options: options)
     case .ics: return ICSRecordSink(output, options: options)
     }
 }
 
 /// The calendar data as written: the inputs', with the name `--calendar-name` gives.
-private func named(_ calendar: CalendarInfo, _ name: String?) -> CalendarInfo {
+func named(_ calendar: CalendarInfo, _ name: String?) -> CalendarInfo {
     guard let name else { return calendar }
     var named = calendar
     named.setName(name)

@@ -85,6 +85,11 @@ public func openRecordSource(
     case .json: plain = CalendarCheckSource(try JSONRecordSource(data: Data(bytes), name: name))
     case .ndjson: plain = CalendarCheckSource(NDJSONRecordSource(bytes: bytes, name: name))
     case .jcal: plain = try JCalRecordSource(bytes: bytes, name: name, options: options)
+    case .jscalendar:
+        plain = SubtaskNestingSource(
+            CalendarCheckSource(
+                try JSCalendarRecordSource(bytes: bytes, name: name, options: options)),
+            uidScheme: options.uidScheme)
     case .ics:
         plain = SubtaskNestingSource(
             ICSRecordSource(bytes: bytes, name: name, options: options),
@@ -105,7 +110,7 @@ private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagno
     guard let format = options.format ?? Format(path: path) else {
         throw Diagnostic(
             .error, location,
-            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl, .ics or .jcal, or use --input-format json|ndjson|ics|jcal",
+            "cannot tell the format from the file name; name it .json, .ndjson, .jsonl, .ics, .jcal or .jscal.json, or use --input-format json|ndjson|ics|jcal|jscalendar",
             code: .usage)
     }
     switch format {
@@ -128,6 +133,10 @@ private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagno
             try ICSRecordSource(path: path, options: options), uidScheme: options.uidScheme)
     case .jcal:
         return try JCalRecordSource(path: path, options: options)
+    case .jscalendar:
+        return SubtaskNestingSource(
+            CalendarCheckSource(try JSCalendarRecordSource(path: path, options: options)),
+            uidScheme: options.uidScheme)
     }
 }
 

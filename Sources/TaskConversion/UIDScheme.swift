@@ -47,7 +47,10 @@ public struct UIDScheme: Sendable, Hashable {
     public static func defaultNamespace(forFile path: String) -> String {
         guard path != "-" else { return "standard input" }
         var name = (path as NSString).lastPathComponent
-        for suffix in [".json", ".ndjson", ".jsonl", ".ics", ".ical", ".icalendar", ".jcal"]
+        for suffix in [
+            ".jscal.json", ".json", ".ndjson", ".jsonl", ".ics", ".ical", ".icalendar", ".jcal",
+            ".jscal",
+        ]
         where name.lowercased().hasSuffix(suffix) && name.count > suffix.count {
             name.removeLast(suffix.count)
             break

@@ -106,7 +106,8 @@ extension CalendarInfo {
 }
 
 extension Person {
-    func write(to writer: inout JSONWriter) {
+    /// Writes it as the task format does, into `writer`'s buffer.
+    public func write(to writer: inout JSONWriter) {
         writer.begin()
         writer.field("address", string: address)
         if let name { writer.field("name", string: name) }
@@ -123,7 +124,8 @@ extension Person {
 }
 
 extension Recurrence {
-    func write(to writer: inout JSONWriter) {
+    /// Writes it as the task format does, into `writer`'s buffer.
+    public func write(to writer: inout JSONWriter) {
         writer.begin()
         if let rule { writer.field("rule", string: rule) }
         if !exdates.isEmpty {
@@ -139,7 +141,8 @@ extension Recurrence {
 }
 
 extension Attachment {
-    func write(to writer: inout JSONWriter) {
+    /// Writes it as the task format does, into `writer`'s buffer.
+    public func write(to writer: inout JSONWriter) {
         writer.begin()
         if let filename { writer.field("filename", string: filename) }
         if let mimeType { writer.field("mime_type", string: mimeType) }
@@ -154,7 +157,8 @@ extension Attachment {
 }
 
 extension Alarm {
-    func write(to writer: inout JSONWriter) {
+    /// Writes it as the task format does, into `writer`'s buffer.
+    public func write(to writer: inout JSONWriter) {
         writer.begin()
         writer.field("action", string: action.rawValue)
         switch trigger {

@@ -8,9 +8,9 @@ extension Format: ExpressibleByArgument {}
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert between JSON, NDJSON, iCalendar (.ics) and jCal (.jcal).",
+        abstract: "Convert between JSON, NDJSON, iCalendar (.ics), jCal (.jcal) and JSCalendar.",
         discussion: """
-            Formats come from the file extensions (.json, .ndjson/.jsonl, .ics, .jcal); use \
+            Formats come from the file extensions (.json, .ndjson/.jsonl, .ics, .jcal, .jscal.json); use \
             --from and --to for standard input and output (-). Records keep their order. \
             Nothing is written unless the whole input is valid: errors name the file and line \
             (or JSON index and field), and the exit code is 2.
@@ -23,10 +23,15 @@ struct Convert: ParsableCommand {
               taskcal convert mail.ics -o mail.json --extract-attachments files/
               taskcal convert team.ics -o december.json --expand 2026-12-01..2027-01-01
               taskcal convert tasks.json -o tasks.jcal         (jCal, RFC 7265)
+              taskcal convert tasks.json -o tasks.jscal.json   (JSCalendar, RFC 8984)
 
             Calendar apps' exports come in whole: zones (Outlook's Windows names too),
             all-day events, recurrence with exceptions and changed occurrences, to-dos
             with subtasks, people, and every other property verbatim in ical_extra.
+
+            JSCalendar (.jscal.json) is one Group of Events and Tasks; what RFC 8984 has no
+            property for (an alarm's text, ical_extra lines) is kept in each object's
+            "taskcal.invalid:fields", so records → JSCalendar → records loses nothing.
 
             DTSTAMP is the time of conversion, or SOURCE_DATE_EPOCH when it is set, so the
             same input gives byte-identical output.
@@ -44,7 +49,7 @@ struct Convert: ParsableCommand {
         help: ArgumentHelp(
             "Convert each input to its own file in this folder (batch mode).",
             discussion:
-                "Inputs may be folders (searched recursively for .json, .ndjson, .jsonl, .ics and .jcal; their layout is kept). Files are converted in parallel; one bad file does not stop the others. Output format: --to, else the other family (JSON → ics, ics → json)."
+                "Inputs may be folders (searched recursively for .json, .ndjson, .jsonl, .ics, .jcal and .jscal.json; their layout is kept). Files are converted in parallel; one bad file does not stop the others. Output format: --to, else the other family (JSON → ics, ics → json)."
         ))
     var outputDir: String?
 
@@ -69,13 +74,13 @@ struct Convert: ParsableCommand {
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
         help:
-            "Input format when the name does not tell it: json, ndjson, ics or jcal (--from is the same)."
+            "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar (--from is the same)."
     )
     var from: Format?
 
     @Option(
         help:
-            "Output format when the name does not tell it: json, ndjson, ics or jcal. Default: the other family (JSON → ics, ics → json)."
+            "Output format when the name does not tell it: json, ndjson, ics, jcal or jscalendar. Default: the other family (JSON → ics, ics → json)."
     )
     var to: Format?
 
@@ -207,7 +212,7 @@ struct Convert: ParsableCommand {
         }
         if inputs.contains("-") && from == nil {
             throw ValidationError(
-                "reading standard input needs --input-format json|ndjson|ics|jcal")
+                "reading standard input needs --input-format json|ndjson|ics|jcal|jscalendar")
         }
         if outputDir != nil && output != "-" {
             throw ValidationError(
@@ -340,7 +345,8 @@ struct Convert: ParsableCommand {
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check task files (JSON, NDJSON, .ics, .jcal) and report every problem.",
+        abstract:
+            "Check task files (JSON, NDJSON, .ics, .jcal, .jscal.json) and report every problem.",
         discussion: """
             Prints each problem as FILE:LINE: message (or FILE: [INDEX].field: message for
             JSON) and exits 1 when there is any; 2 when a file cannot be read; 0 when all
@@ -365,7 +371,7 @@ struct Validate: ParsableCommand {
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
         help:
-            "Input format when the name does not tell it: json, ndjson, ics or jcal (--from is the same)."
+            "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar (--from is the same)."
     )
     var from: Format?
 
@@ -386,7 +392,7 @@ struct Validate: ParsableCommand {
         try Zone.validate(tz)
         if inputs.contains("-") && from == nil {
             throw ValidationError(
-                "reading standard input needs --input-format json|ndjson|ics|jcal")
+                "reading standard input needs --input-format json|ndjson|ics|jcal|jscalendar")
         }
     }
 

@@ -434,7 +434,9 @@ struct DiaryCommand: ParsableCommand {
             help: "Give every imported entry a fresh id instead of keeping its own.")
         var newIDs = false
         @Option(
-            help: "Format of the inputs when the names do not tell it: json, ndjson, ics or jcal.")
+            help:
+                "Format of the inputs when the names do not tell it: json, ndjson, ics, jcal or jscalendar."
+        )
         var inputFormat: Format?
         @Flag(help: "Refuse unclear .ics input instead of reading it with a warning.")
         var strict = false
@@ -442,7 +444,7 @@ struct DiaryCommand: ParsableCommand {
         func validate() throws {
             if inputs.contains("-") && inputFormat == nil {
                 throw ValidationError(
-                    "reading standard input needs --input-format json|ndjson|ics|jcal")
+                    "reading standard input needs --input-format json|ndjson|ics|jcal|jscalendar")
             }
         }
 

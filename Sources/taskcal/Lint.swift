@@ -46,7 +46,7 @@ struct Lint: ParsableCommand {
 
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
-        help: "Input format when the name does not tell it: json, ndjson, ics or jcal.")
+        help: "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar.")
     var from: Format?
 
     @Option(
@@ -60,7 +60,7 @@ struct Lint: ParsableCommand {
         try Zone.validate(tz)
         if inputs.contains("-") && from == nil {
             throw ValidationError(
-                "reading standard input needs --input-format json|ndjson|ics|jcal")
+                "reading standard input needs --input-format json|ndjson|ics|jcal|jscalendar")
         }
     }
 

@@ -17,7 +17,7 @@ struct ReportInputs: ParsableArguments {
 
     @Option(
         help:
-            "Format of the inputs when the names do not tell it (standard input): json, ndjson, ics or jcal."
+            "Format of the inputs when the names do not tell it (standard input): json, ndjson, ics, jcal or jscalendar."
     )
     var inputFormat: Format?
 
@@ -115,7 +115,7 @@ struct ReportInputs: ParsableArguments {
         }
         if inputs.contains("-") && inputFormat == nil {
             throw ValidationError(
-                "reading standard input needs --input-format json|ndjson|ics|jcal")
+                "reading standard input needs --input-format json|ndjson|ics|jcal|jscalendar")
         }
         var options = ReadOptions(format: inputFormat, floatingZone: tz)
         options.strict = strict

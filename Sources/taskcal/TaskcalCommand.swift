@@ -13,7 +13,8 @@ struct TaskcalCommand: ParsableCommand {
             (times are Unix seconds). NDJSON (.ndjson, .jsonl) holds one record a line.
             iCalendar files (.ics) come from and go to Google Calendar, Apple Calendar, \
             Outlook and Thunderbird (convert --for APP shapes them for one; lint --for APP \
-            says beforehand what it will drop). jCal (.jcal) is iCalendar as JSON.
+            says beforehand what it will drop). jCal (.jcal) is iCalendar as JSON; JSCalendar \
+            (.jscal.json, RFC 8984) is the JSON calendar format of JMAP servers.
 
             Exit codes: 0 success; 1 the command found what it reports (an invalid file
             under validate); 2 bad usage or unreadable input.

@@ -1,7 +1,7 @@
 import FuzzSupport
 import TaskConversion
 
-/// The JSON, NDJSON and jCal readers to records (and the records written back).
+/// The JSON, NDJSON, jCal and JSCalendar readers to records (and the records written back).
 @_cdecl("FuzzJSON_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
     -> CInt
@@ -10,5 +10,6 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
         FuzzDriver.readAndWrite(bytes, format: .json, options: ReadOptions())
         FuzzDriver.readAndWrite(bytes, format: .ndjson, options: ReadOptions())
         FuzzDriver.readAndWrite(bytes, format: .jcal, options: ReadOptions())
+        FuzzDriver.readAndWrite(bytes, format: .jscalendar, options: ReadOptions())
     }
 }

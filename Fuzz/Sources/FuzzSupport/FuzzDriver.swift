@@ -31,7 +31,7 @@ public enum FuzzDriver {
         write(records)
     }
 
-    /// Writes `records` as iCalendar and JSON, in memory.
+    /// Writes `records` as iCalendar, JSON and JSCalendar, in memory.
     public static func write(_ records: [TaskRecord]) {
         let writer = EventWriter(timestamp: 0)
         var buffer: [UInt8] = []
@@ -39,6 +39,7 @@ public enum FuzzDriver {
         // record): serializing into it must stay linear.
         for record in records {
             _ = record.jsonLine
+            _ = try? record.jscalendarObjects()
             guard let components = try? writer.components(for: record) else { continue }
             for component in components { component.serialize(into: &buffer) }
         }

@@ -1,0 +1,312 @@
+import Foundation
+import ICalendar
+import TaskModel
+
+/// JSCalendar out (`--to jscalendar`, `.jscal.json`): one `Group` (RFC 8984 §5.3) whose
+/// `entries` are the records' `Event`s and `Task`s, one a line, written as they come; the
+/// calendar's name (`title`) and data come after the entries, so nothing is held back.
+final class JSCalendarRecordSink: RecordSink {
+    private let output: OutputFile
+    private var context: JSCalendar.Context
+    private let name: String?
+    /// `--uid-namespace`, when given; else each input file's own.
+    private let namespace: String?
+    private let namespaceOfFile: (String) -> String
+    /// The UID namespace and attachment folder of the file records last came from.
+    private var source: (file: String, namespace: String, base: URL?)?
+    private var started = false
+    private var count = 0
+    private var writer = JSONWriter()
+    var calendar = CalendarInfo()
+
+    init(_ output: OutputFile, options: WriteOptions) {
+        self.output = output
+        var scheme = options.uidScheme
+        scheme.namespace = options.uidNamespace
+        context = JSCalendar.Context(
+            uidScheme: scheme, zone: options.zone, floatingZone: "UTC",
+            timestamp: options.timestamp)
+        name = options.calendarName
+        namespace = options.uidNamespace
+        namespaceOfFile = options.namespaceOfFile
+    }
+
+    /// `{"@type": "Group", "uid": …, "updated": …, "entries": [`. The group's UID is
+    /// derived from the namespace of its records, as theirs are.
+    private func begin() throws(Diagnostic) {
+        started = true
+        let tag = UIDScheme.hash(
+            namespace ?? source?.namespace
+                ?? UIDScheme.defaultNamespace(forFile: output.displayPath))
+        writer.reset()
+        writer.value(
+            .object([
+                JSONValue.Member(name: "@type", value: .string("Group")),
+                JSONValue.Member(
+                    name: "uid", value: .string("taskcal-group-\(tag)@\(context.uidScheme.domain)")),
+                JSONValue.Member(
+                    name: "updated", value: .string(JSCalendar.utcText(context.timestamp))),
+            ]))
+        var opening = writer.text
+        opening.removeLast()
+        try output.write(opening + ", \"entries\": [")
+    }
+
+    func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        if source?.file != location.file {
+            source = (
+                location.file, namespace ?? namespaceOfFile(location.file),
+                location.file == "-"
+                    ? nil : URL(fileURLWithPath: location.file).deletingLastPathComponent()
+            )
+        }
+        context.uidScheme.namespace = source?.namespace
+        if !started { try begin() }
+        let objects: [JSONValue]
+        do {
+            objects = try JSCalendar.objects(
+                for: record, context: context, attachmentBase: source?.base)
+        } catch {
+            throw Diagnostic(
+                .error,
+                Location(
+                    file: location.file, line: location.line, index: location.index,
+                    field: error.field), error.message)
+        }
+        for object in objects {
+            writer.reset()
+            writer.value(object)
+            try output.write((count == 0 ? "\n  " : ",\n  ") + writer.text)
+            count += 1
+        }
+    }
+
+    func finish() throws(Diagnostic) {
+        if !started { try begin() }
+        try output.write(count == 0 ? "]" : "\n]")
+        let info = named(calendar, name)
+        var closing = JSCalendar.groupProperties(of: info)
+        if info != JSCalendar.calendarInfo(fromGroup: closing) {
+            writer.reset()
+            info.write(to: &writer)
+            closing.append(
+                JSONValue.Member(
+                    name: JSCalendar.calendarKey,
+                    value: (try? JSONValue.parse(Data(writer.bytes))) ?? .object([])))
+        }
+        for member in closing {
+            writer.reset()
+            writer.value(member.value)
+            try output.write(",\n\"\(member.name)\": " + writer.text)
+        }
+        try output.write("}\n")
+        try output.commit()
+    }
+
+    func abandon() { output.abandon() }
+}
+
+/// JSCalendar in (`.jscal.json`, `--from jscalendar`): a `Group`, one `Event` or `Task`, or
+/// an array of them, read whole (it is one JSON value). Each object becomes a record (and
+/// one per changed occurrence in its `recurrenceOverrides`); places are given as the
+/// object's path (`entries[3].start`).
+final class JSCalendarRecordSource: RecordSource {
+    private let name: String
+    private var items: [SourceItem] = []
+    private var index = 0
+    private(set) var warnings: [Diagnostic] = []
+    let calendar: CalendarInfo
+
+    convenience init(path: String, options: ReadOptions) throws(Diagnostic) {
+        try self.init(
+            bytes: [UInt8](try JSONRecordSource.contents(of: path)), name: path, options: options)
+    }
+
+    init(bytes: [UInt8], name: String, options: ReadOptions) throws(Diagnostic) {
+        self.name = name
+        let parsed = bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONValue.SyntaxError) -> JSONValue in try JSONValue.parse(raw) }
+        }
+        let document: JSONValue
+        switch parsed {
+        case .success(let value): document = value
+        case .failure(let error):
+            let line = error.offset.map { offset in
+                bytes[..<min(offset, bytes.count)].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+            }
+            throw Diagnostic(
+                .error, Location(file: name, line: line), "not JSON: \(error.reason)",
+                code: .invalidJSON)
+        }
+        // The objects and their paths.
+        var objects: [(value: JSONValue, path: String)] = []
+        var info = CalendarInfo()
+        var groupWarnings: [Diagnostic] = []
+        switch document {
+        case .array(let list):
+            objects = list.enumerated().map { ($1, "[\($0)]") }
+        case .object:
+            if document["@type"] == .string("Group") {
+                guard case .array(let entries)? = document["entries"] else {
+                    throw Diagnostic(
+                        .error, Location(file: name, field: "entries"),
+                        "a Group has its entries in an array", code: .invalidJSON)
+                }
+                objects = entries.enumerated().map { ($1, "entries[\($0)]") }
+                let group = JSCalendar.members(document) ?? []
+                if let kept = JSCalendar.members(document[JSCalendar.calendarKey]) {
+                    info = Self.calendarInfo(kept)
+                    if case .string(let title)? = document["title"], title != info.name {
+                        info.setName(title)
+                    }
+                } else {
+                    info = JSCalendar.calendarInfo(fromGroup: group)
+                }
+                let known: Set = [
+                    "@type", "uid", "updated", "entries", "prodId", "title", "description", "color",
+                    "source", JSCalendar.calendarKey,
+                ]
+                let leftOut = group.map(\.name).filter { !known.contains($0) }
+                if !leftOut.isEmpty {
+                    groupWarnings.append(
+                        Diagnostic(
+                            .warning, Location(file: name),
+                            "Group properties with no calendar field were left out: \(leftOut.joined(separator: ", "))",
+                            code: .leftOut))
+                }
+            } else {
+                objects = [(document, "")]
+            }
+        default:
+            throw Diagnostic(
+                .error, Location(file: name),
+                "expected JSCalendar: a Group, an Event or a Task object, or an array of them",
+                code: .invalidJSON)
+        }
+        calendar = info
+        let context = JSCalendar.Context(
+            uidScheme: options.uidScheme, zone: nil,
+            floatingZone: options.floatingZone ?? TimeZones.localName, timestamp: 0)
+        var reader = EntryReader(context: context)
+        var entries: [JSCalendar.Entry] = []
+        for (value, path) in objects {
+            if case .object = value, value["@type"] == .string("Group") {
+                entries.append(
+                    JSCalendar.Entry(
+                        task: [], needsID: false, path: path,
+                        problems: [
+                            Problem(
+                                field: "@type",
+                                "a Group inside a Group is not read; put its entries in the outer one"
+                            )
+                        ]))
+                continue
+            }
+            entries += reader.read(value, path: path)
+        }
+        warnings =
+            groupWarnings
+            + reader.warnings.map {
+                Diagnostic(
+                    .warning, Location(file: name, field: $0.path.isEmpty ? nil : $0.path),
+                    $0.message,
+                    code: .leftOut)
+            }
+        var ids = IDAllocator()
+        for entry in entries where !entry.needsID && entry.problems.isEmpty {
+            if case .number(let text)? = JSCalendar.Members(list: entry.task)["id"],
+                let id = Int64(text)
+            {
+                ids.saw(id)
+            }
+        }
+        var duplicates = DuplicateRecords()
+        var series: Int?  // the item of the last series read, for its patches
+        for entry in entries {
+            func located(_ problem: Problem) -> Diagnostic {
+                let field = [entry.path, problem.field].filter { !$0.isEmpty }.joined(
+                    separator: ".")
+                return Diagnostic(.error, Location(file: name, field: field), problem.message)
+            }
+            guard entry.problems.isEmpty else {
+                items.append(.failed(entry.problems.map(located)))
+                continue
+            }
+            do {
+                var record = try TaskRecord(json: .object(entry.task))
+                let broken = record.problems
+                guard broken.isEmpty else { throw RecordProblems(broken) }
+                if entry.needsID { ids.assign(to: &record) }
+                let location = Location(file: name, field: entry.path.isEmpty ? nil : entry.path)
+                if let duplicate = duplicates.check(record, at: location) {
+                    items.append(.failed([duplicate]))
+                    continue
+                }
+                if entry.isPatch, let series, let recurrenceID = record.recurrenceID {
+                    Self.include(recurrenceID, inSeriesAt: series, of: &items)
+                } else if !entry.isPatch {
+                    series = record.recurrence != nil ? items.count : nil
+                }
+                items.append(.record(record, location))
+            } catch let problems as RecordProblems {
+                items.append(
+                    .failed(
+                        problems.problems.map {
+                            located(Problem(field: Self.jscalendarName(of: $0.field), $0.message))
+                        }))
+            } catch {
+                items.append(.failed([located(Problem(field: "", "\(error)"))]))
+            }
+        }
+    }
+
+    /// A patched occurrence its series' rule does not give (RFC 8984 §4.3.5: it is an extra
+    /// one) is added to the series as an `RDATE`, so that iCalendar has it too.
+    private static func include(_ start: Int64, inSeriesAt index: Int, of items: inout [SourceItem])
+    {
+        guard case .record(var master, let location) = items[index],
+            var recurrence = master.recurrence, !recurrence.rdates.contains(start)
+        else { return }
+        let probe = Expansion(window: start..<start + 1, limit: 1)
+        if let (found, _) = try? probe.occurrences(of: master),
+            found.contains(where: { $0.dateStart == start })
+        {
+            return
+        }
+        recurrence.rdates.append(start)
+        master.recurrence = recurrence
+        items[index] = .record(master, location)
+    }
+
+    func next() throws(Diagnostic) -> SourceItem? {
+        guard index < items.count else { return nil }
+        defer { index += 1 }
+        return items[index]
+    }
+
+    /// The calendar data a Group keeps in `taskcal.invalid:calendar`.
+    private static func calendarInfo(_ members: [JSONValue.Member]) -> CalendarInfo {
+        func lines(_ name: String) -> [String] {
+            guard case .array(let list)? = JSCalendar.Members(list: members)[name] else {
+                return []
+            }
+            return list.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        }
+        return CalendarInfo(
+            icalExtra: lines("ical_extra"), icalComponents: lines("ical_components"))
+    }
+
+    /// The JSCalendar property a task-format field is read from, for messages.
+    static func jscalendarName(of field: String) -> String {
+        let names = [
+            "name": "title", "date_start": "start", "date_finish": "duration",
+            "time_zone": "timeZone", "categories": "keywords", "class": "privacy",
+            "location": "locations", "attachments": "links", "url": "links",
+            "alarms": "alerts", "organizer": "participants", "attendees": "participants",
+            "recurrence": "recurrenceRules", "recurrence_id": "recurrenceId", "done": "progress",
+        ]
+        let head = field.prefix { $0 != "." && $0 != "[" }
+        guard let name = names[String(head)] else { return field }
+        return name + field.dropFirst(head.count)
+    }
+}
