@@ -116,7 +116,9 @@ extension JSCalendar {
         }
         let original = taskJSON { record.write(to: &$0) }
         var rest = residual(original, reread)
-        if record.timeZone == nil && context.zone != nil {
+        if record.timeZone == nil, let zone = context.zone,
+            reread.contains(JSONValue.Member(name: "time_zone", value: .string(zone)))
+        {
             // Written in the zone --tz names, as .ics is: read back in it, as .ics is.
             rest.removeAll { $0.name == "time_zone" && $0.value == .null }
         }
@@ -290,7 +292,10 @@ extension JSCalendar {
                 object.set("due", .string(localText(local)))
             }
             if !record.unscheduled && length > 0 {
-                object.set("estimatedDuration", .string(Duration(seconds: length).text))
+                let duration =
+                    record.allDay && length % 86_400 == 0
+                    ? Duration(days: length / 86_400) : Duration(seconds: length)
+                object.set("estimatedDuration", .string(duration.text))
             }
         case .event, .journal:
             if record.allDay && length > 0 && length % 86_400 == 0 {

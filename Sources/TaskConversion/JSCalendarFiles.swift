@@ -184,9 +184,17 @@ final class JSCalendarRecordSource: RecordSource {
                 code: .invalidJSON)
         }
         calendar = info
+        // Floating times are read as in .ics: in --tz, else the calendar's X-WR-TIMEZONE,
+        // else the local zone.
+        let calendarZone = info.icalExtra.lazy.compactMap { line -> String? in
+            guard line.uppercased().hasPrefix("X-WR-TIMEZONE:") else { return nil }
+            let zone = String(line.dropFirst(14))
+            return CalendarZone.system(zone) != nil ? zone : nil
+        }.first
         let context = JSCalendar.Context(
             uidScheme: options.uidScheme, zone: nil,
-            floatingZone: options.floatingZone ?? TimeZones.localName, timestamp: 0)
+            floatingZone: options.floatingZone ?? calendarZone ?? TimeZones.localName,
+            timestamp: 0)
         var reader = EntryReader(context: context)
         var entries: [JSCalendar.Entry] = []
         for (value, path) in objects {

@@ -206,4 +206,45 @@ struct CorpusTests {
                 "badstream.ics",
             ], "\(failedInputs.sorted())")
     }
+
+    @Test(
+        "JSCalendar carries every calendar: the same records back, valid and the same instants for Python",
+        .enabled(
+            if: corpus != nil,
+            "the corpus could not be fetched (../shared/corpus/fetch.sh needs PyPI)"),
+        .enabled(if: pythonJudgeAvailable, "python3 with icalendar is not installed")
+    )
+    func jscalendar() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        var read = 0
+        var same = 0
+        var objects = 0
+        for (index, file) in (corpus ?? []).enumerated() {
+            let common = ["--uid-namespace", "n", "--tz", "UTC", "-q"]
+            guard try cli.run(["convert", file, "-o", "direct.ndjson"] + common).status == 0
+            else { continue }
+            read += 1
+            let output = "c\(index).jscal.json"
+            let out = try cli.run(["convert", file, "-o", output] + common)
+            #expect(out.status == 0, "\(file): \(out.stderr)")
+            let back = try cli.run(["convert", output, "-o", "back.ndjson"] + common)
+            #expect(back.status == 0, "\(file): \(back.stderr)")
+            if try cli.read("back.ndjson") == cli.read("direct.ndjson") { same += 1 }
+            // Records without a zone written in Berlin: times are judged in a zone with
+            // daylight saving time, not only at UTC.
+            let berlin = ["--uid-namespace", "n", "--tz", "Europe/Berlin", "-q"]
+            #expect(try cli.run(["convert", file, "-o", "berlin.ndjson"] + berlin).status == 0)
+            #expect(try cli.run(["convert", file, "-o", output] + berlin).status == 0)
+            let check = try jscalendarCheck(
+                cli.path(output), records: cli.path("berlin.ndjson"), in: cli)
+            #expect(check.status == 0, "\(file): \(check.stdout)\(check.stderr)")
+            objects += Int(check.stdout.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        print(
+            "corpus JSCalendar: \(read) calendars read, \(same) the same records after .ics → JSCalendar → records, \(objects) objects valid"
+        )
+        #expect(read > 250)
+        #expect(same == read, "\(same) of \(read)")
+    }
 }
