@@ -125,6 +125,18 @@ def shapes():
         lambda i: f'{{"id": {i + 1}, "date_start": "1704103200", "date_finish": "1704106800", "name": "n", "recurrence": {{"rule": "FREQ=SECONDLY"}}}}\n'))
     s["json-big-numbers"] = ("numbers.ndjson", ndjson(
         lambda i: f'{{"id": {10**30 + i}, "date_start": "{10**20}", "date_finish": "99999999999999999999", "name": "n"}}\n'))
+    s["jscal-patches"] = ("patches.jscal.json", fill(
+        lambda i: (f'"{2024 + i // 40320}-{1 + i // 3360 % 12:02}-{1 + i // 120 % 28:02}T'
+                   f'{i // 5 % 24:02}:{i % 5 * 10:02}:00": {{"title": "p{i}"}}, '),
+        head='{"@type": "Event", "uid": "u", "title": "t", "start": "2024-01-01T00:00:00", '
+             '"timeZone": "Europe/Berlin", "duration": "PT1M", "recurrenceRules": '
+             '[{"frequency": "minutely", "interval": 7}], "recurrenceOverrides": {',
+        tail='"2030-01-01T00:00:00": {}}}'))
+    s["jscal-rules"] = ("rules.jscal.json", fill(
+        lambda i: (f'{{"@type": "Event", "uid": "u{i}", "start": "2024-01-01T10:00:00", '
+                   f'"timeZone": "Europe/Berlin", "recurrenceRules": [{{"frequency": "secondly"}}]}}, '),
+        head='{"@type": "Group", "uid": "g", "entries": [',
+        tail='{"@type": "Task", "uid": "last"}]}'))
     return s
 
 

@@ -199,6 +199,9 @@ enum JSCalendar {
             var inTime = false
             var digits = ""
             var seen = false
+            // Each unit at most once, in order (W D, then after T: H M S), so the sum of at
+            // most five 12-digit numbers cannot overflow.
+            var rank = -1
             for character in rest {
                 if character.isASCIIDigit {
                     guard digits.count < 12 else { return nil }
@@ -213,16 +216,21 @@ enum JSCalendar {
                 guard let value = Int64(digits) else { return nil }
                 digits = ""
                 seen = true
+                let unit: (rank: Int, days: Int64, seconds: Int64)
                 switch (character, inTime) {
-                case ("W", false): days += value * 7
-                case ("D", false): days += value
-                case ("H", true): seconds += value * 3600
-                case ("M", true): seconds += value * 60
-                case ("S", true): seconds += value
+                case ("W", false): unit = (0, 7, 0)
+                case ("D", false): unit = (1, 1, 0)
+                case ("H", true): unit = (2, 0, 3600)
+                case ("M", true): unit = (3, 0, 60)
+                case ("S", true): unit = (4, 0, 1)
                 default: return nil
                 }
+                guard unit.rank > rank else { return nil }
+                rank = unit.rank
+                days += value * unit.days
+                seconds += value * unit.seconds
             }
-            guard digits.isEmpty, seen else { return nil }
+            guard digits.isEmpty, seen, !(inTime && rank < 2) else { return nil }
         }
 
         /// Exact seconds only: `PT1H30M`, `PT0S`.
@@ -252,6 +260,8 @@ enum JSCalendar {
         func end(after start: Int64, in placement: Placement) -> Int64? {
             let sign: Int64 = negative ? -1 : 1
             var end = start
+            // Past 10,000 years no instant is in range.
+            guard days <= 3_660_000, seconds <= 3_660_000 * 86_400 else { return nil }
             if days != 0 {
                 guard let local = placement.local(start) ?? Placement.utc.local(start) else {
                     return nil

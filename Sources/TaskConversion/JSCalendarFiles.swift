@@ -230,6 +230,7 @@ final class JSCalendarRecordSource: RecordSource {
         }
         var duplicates = DuplicateRecords()
         var series: Int?  // the item of the last series read, for its patches
+        var patched: [Int: [Int64]] = [:]  // by series item: the starts its patches change
         for entry in entries {
             func located(_ problem: Problem) -> Diagnostic {
                 let field = [entry.path, problem.field].filter { !$0.isEmpty }.joined(
@@ -251,7 +252,7 @@ final class JSCalendarRecordSource: RecordSource {
                     continue
                 }
                 if entry.isPatch, let series, let recurrenceID = record.recurrenceID {
-                    Self.include(recurrenceID, inSeriesAt: series, of: &items)
+                    patched[series, default: []].append(recurrenceID)
                 } else if !entry.isPatch {
                     series = record.recurrence != nil ? items.count : nil
                 }
@@ -266,22 +267,30 @@ final class JSCalendarRecordSource: RecordSource {
                 items.append(.failed([located(Problem(field: "", "\(error)"))]))
             }
         }
+        for (series, starts) in patched { Self.include(starts, inSeriesAt: series, of: &items) }
     }
 
-    /// A patched occurrence its series' rule does not give (RFC 8984 §4.3.5: it is an extra
-    /// one) is added to the series as an `RDATE`, so that iCalendar has it too.
-    private static func include(_ start: Int64, inSeriesAt index: Int, of items: inout [SourceItem])
-    {
+    /// Patched occurrences their series' rule does not give (RFC 8984 §4.3.5: they are extra
+    /// ones) are added to the series as `RDATE`s, so that iCalendar has them too. One
+    /// expansion over the patched starts tells which the rule gives; past where it stops
+    /// (``Expansion/defaultLimit`` occurrences), nothing is added.
+    private static func include(
+        _ starts: [Int64], inSeriesAt index: Int, of items: inout [SourceItem]
+    ) {
         guard case .record(var master, let location) = items[index],
-            var recurrence = master.recurrence, !recurrence.rdates.contains(start)
+            var recurrence = master.recurrence, let first = starts.min(), let last = starts.max()
         else { return }
-        let probe = Expansion(window: start..<start + 1, limit: 1)
-        if let (found, _) = try? probe.occurrences(of: master),
-            found.contains(where: { $0.dateStart == start })
-        {
-            return
+        var given = Set(recurrence.rdates)
+        var known = Int64.max
+        if recurrence.rule != nil {
+            let expansion = Expansion(window: first..<last + 1)
+            guard let (found, truncated) = try? expansion.occurrences(of: master) else { return }
+            given.formUnion(found.map(\.dateStart))
+            if truncated { known = found.last?.dateStart ?? Int64.min }
         }
-        recurrence.rdates.append(start)
+        let extra = Set(starts.filter { !given.contains($0) && $0 <= known }).sorted()
+        guard !extra.isEmpty else { return }
+        recurrence.rdates += extra
         master.recurrence = recurrence
         items[index] = .record(master, location)
     }

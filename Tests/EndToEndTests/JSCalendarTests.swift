@@ -277,6 +277,11 @@ struct JSCalendarTests {
                 "bad.jscal.json: duration: '1 hour' is no duration"
             ),
             (
+                // A unit twice could add up past Int64 (and trap): refused by the grammar.
+                "{\"@type\": \"Event\", \"uid\": \"a\", \"title\": \"x\", \"start\": \"2026-01-01T10:00:00\", \"duration\": \"PT999999999999H999999999999H\"}",
+                "bad.jscal.json: duration: 'PT999999999999H999999999999H' is no duration"
+            ),
+            (
                 "{\"@type\": \"Event\", \"uid\": \"a\", \"title\": \"x\", \"start\": \"2026-01-01T10:00:00\", \"recurrenceRules\": [{\"frequency\": \"fortnightly\"}]}",
                 "bad.jscal.json: recurrenceRules[0].frequency: expected one of yearly"
             ),
