@@ -129,20 +129,7 @@ final class JCalRecordSource: RecordSource {
 
     init(bytes: [UInt8], name: String, options: ReadOptions) throws(Diagnostic) {
         self.name = name
-        let parsed = bytes.withUnsafeBytes { raw in
-            Result { () throws(JSONValue.SyntaxError) -> JSONValue in try JSONValue.parse(raw) }
-        }
-        let document: JSONValue
-        switch parsed {
-        case .success(let value): document = value
-        case .failure(let error):
-            let line = error.offset.map { offset in
-                bytes[..<min(offset, bytes.count)].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
-            }
-            throw Diagnostic(
-                .error, Location(file: name, line: line), "not JSON: \(error.reason)",
-                code: .invalidJSON)
-        }
+        let document = try JSONRecordSource.document(bytes, name: name)
         var text = ""
         var places: [(line: Int, path: String)] = []
         do {

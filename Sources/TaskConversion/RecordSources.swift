@@ -171,6 +171,26 @@ final class JSONRecordSource: RecordSource {
         }
     }
 
+    /// One JSON value, the whole of a file read whole (jCal, JSCalendar); a syntax error
+    /// names its line.
+    static func document(_ bytes: [UInt8], name: String) throws(Diagnostic) -> JSONValue {
+        let parsed = bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONValue.SyntaxError) -> JSONValue in try JSONValue.parse(raw) }
+        }
+        let document: JSONValue
+        switch parsed {
+        case .success(let value): document = value
+        case .failure(let error):
+            let line = error.offset.map { offset in
+                bytes[..<min(offset, bytes.count)].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+            }
+            throw Diagnostic(
+                .error, Location(file: name, line: line), "not JSON: \(error.reason)",
+                code: .invalidJSON)
+        }
+        return document
+    }
+
     init(data: Data, name path: String) throws(Diagnostic) {
         self.path = path
         do {
