@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "taskcal", targets: ["taskcal"]),
         .library(name: "Diary", targets: ["Diary"]),
         .library(name: "TaskConversion", targets: ["TaskConversion"]),
+        .library(name: "Reports", targets: ["Reports"]),
         .library(name: "TaskModel", targets: ["TaskModel"]),
         .library(name: "ICalendar", targets: ["ICalendar"]),
     ],
@@ -30,6 +31,9 @@ let package = Package(
             dependencies: [.product(name: "HeapModule", package: "swift-collections")]
         ),
         .target(name: "TaskConversion", dependencies: ["ICalendar", "TaskModel"]),
+        // Reports over records (overlaps, agenda, month, free time), for the command line
+        // and the diary alike; plain text unless given a style.
+        .target(name: "Reports", dependencies: ["TaskConversion", "TaskModel"]),
         .target(
             name: "Diary",
             dependencies: [
@@ -40,6 +44,7 @@ let package = Package(
             name: "taskcal",
             dependencies: [
                 "TaskConversion",
+                "Reports",
                 "Diary",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

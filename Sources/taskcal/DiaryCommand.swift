@@ -2,6 +2,7 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import Reports
 import TaskConversion
 import TaskModel
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import Reports
 import TaskConversion
 import TaskModel
 
@@ -222,7 +223,8 @@ struct Overlaps: ParsableCommand {
                 )
             }
         case .text:
-            report.text(in: time, style: .forStandardOutput(), to: { print($0, terminator: "") })
+            report.text(
+                in: time, style: Style.forStandardOutput(), to: { print($0, terminator: "") })
         }
         if timing {
             Console.note(
@@ -270,10 +272,10 @@ struct Agenda: ParsableCommand {
                 records.append(record)
             }
         }
-        let agenda = TaskConversion.Agenda(day: day, time: time, records: records)
+        let agenda = Reports.Agenda(day: day, time: time, records: records)
         switch options.format {
         case .json: print(agenda.json(), terminator: "")
-        case .text: print(agenda.text(style: .forStandardOutput()), terminator: "")
+        case .text: print(agenda.text(style: Style.forStandardOutput()), terminator: "")
         }
     }
 
@@ -346,7 +348,7 @@ struct Month: ParsableCommand {
         let view = MonthView(year: year, month: month, time: time, records: spans, today: today)
         switch options.format {
         case .json: print(view.json(), terminator: "")
-        case .text: print(view.text(style: .forStandardOutput()), terminator: "")
+        case .text: print(view.text(style: Style.forStandardOutput()), terminator: "")
         }
     }
 }

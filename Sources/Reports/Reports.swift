@@ -1,31 +1,6 @@
 import Foundation
+import TaskConversion
 import TaskModel
-
-/// Terminal styling: ANSI colours only when writing to a terminal and `NO_COLOR` is unset.
-public struct Style: Sendable {
-    /// Whether to emit escape sequences.
-    public var colour: Bool
-
-    /// Colour when standard output is a terminal, `NO_COLOR` is unset or empty, and `TERM`
-    /// is not `dumb`.
-    public static func forStandardOutput() -> Style {
-        let environment = ProcessInfo.processInfo.environment
-        let noColour = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
-        return Style(colour: isatty(STDOUT_FILENO) == 1 && !noColour)
-    }
-
-    public init(colour: Bool) { self.colour = colour }
-
-    func bold(_ text: String) -> String { wrap(text, "1") }
-    func dim(_ text: String) -> String { wrap(text, "2") }
-    func red(_ text: String) -> String { wrap(text, "31") }
-    func cyan(_ text: String) -> String { wrap(text, "36") }
-    func inverse(_ text: String) -> String { wrap(text, "7") }
-
-    private func wrap(_ text: String, _ code: String) -> String {
-        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
-    }
-}
 
 extension TaskRecord {
     /// The record without what no report of times reads: its id, UID, name, kind, status,
@@ -169,7 +144,7 @@ public struct OverlapReport: Sendable {
     }
 
     /// The text report as one string (for small reports and tests).
-    public func text(in time: LocalTime, style: Style) -> String {
+    public func text(in time: LocalTime, style: some ReportStyle) -> String {
         var text = ""
         self.text(in: time, style: style, to: { text += $0 })
         return text
@@ -177,7 +152,7 @@ public struct OverlapReport: Sendable {
 
     /// For people: the overlaps grouped by the day they begin, in `time`'s zone, written
     /// piece by piece to `write`.
-    public func text(in time: LocalTime, style: Style, to write: (String) -> Void) {
+    public func text(in time: LocalTime, style: some ReportStyle, to write: (String) -> Void) {
         guard !overlaps.isEmpty else {
             return write(
                 "No overlaps among \(entries.count) entr\(entries.count == 1 ? "y" : "ies").\n")
@@ -192,18 +167,18 @@ public struct OverlapReport: Sendable {
             let day = time.day(of: overlap.shared.start)
             if day != currentDay {
                 currentDay = day
-                out += "\n" + style.bold("\(Self.weekdayName(day.weekday)) \(day)") + "\n"
+                out += "\n" + style.strong("\(Self.weekdayName(day.weekday)) \(day)") + "\n"
             }
             let shared = overlap.shared
             let minutes = (shared.finish - shared.start) / 60
             out +=
-                "  " + style.red("\(time.clock(shared.start))–\(time.clock(shared.finish))")
-                + style.dim(" (\(Self.duration(minutes)) double-booked)") + "\n"
+                "  " + style.conflict("\(time.clock(shared.start))–\(time.clock(shared.finish))")
+                + style.faint(" (\(Self.duration(minutes)) double-booked)") + "\n"
             for index in [overlap.first, overlap.second] {
                 let entry = entries[index]
                 out +=
                     "    \(Self.range(entry.span, time))  #\(entry.id) \(entry.name)  "
-                    + style.dim("(\(entry.source))") + "\n"
+                    + style.faint("(\(entry.source))") + "\n"
             }
             write(out)
         }
@@ -333,10 +308,10 @@ public struct Agenda: Sendable {
 
     /// The day screen: one row an hour, entries as blocks with their times and names (at
     /// most ``entriesPerRow`` a row).
-    public func text(style: Style) -> String {
+    public func text(style: some ReportStyle) -> String {
         var out =
-            style.bold("\(OverlapReport.weekdayName(day.weekday)) \(day)")
-            + style.dim(" (\(time.zone), \(slots.count) hours)") + "\n"
+            style.strong("\(OverlapReport.weekdayName(day.weekday)) \(day)")
+            + style.faint(" (\(time.zone), \(slots.count) hours)") + "\n"
         let width = slots.map { label($0).count }.max() ?? 11
         for slot in slots {
             let label = self.label(slot)
@@ -347,14 +322,15 @@ public struct Agenda: Sendable {
                     record.allDay ? "all day" : OverlapReport.range(time.occupied(by: record), time)
                 let note =
                     record.status == .cancelled ? " (cancelled)" : record.free ? " (free)" : ""
-                return style.cyan("[\(times) \(record.name)\(note)]")
+                return style.entry("[\(times) \(record.name)\(note)]")
             }
             if slot.entries.count > Self.entriesPerRow {
                 let more = OverlapReport.grouped(slot.entries.count - Self.entriesPerRow)
-                blocks.append(style.dim("… and \(more) more"))
+                blocks.append(style.faint("… and \(more) more"))
             }
             out +=
-                style.dim(padded) + (blocks.isEmpty ? " │" : " │ " + blocks.joined(separator: " "))
+                style.faint(padded)
+                + (blocks.isEmpty ? " │" : " │ " + blocks.joined(separator: " "))
                 + "\n"
         }
         return out
@@ -420,13 +396,13 @@ public struct MonthView: Sendable {
     }
 
     /// A grid like `cal`, weeks from Monday: `*` marks days with entries, `[ ]` today.
-    public func text(style: Style) -> String {
+    public func text(style: some ReportStyle) -> String {
         let title = "\(Self.monthNames[month - 1]) \(year)"
         let width = 7 * 4 - 1
         var out =
-            String(repeating: " ", count: max(0, (width - title.count) / 2)) + style.bold(title)
+            String(repeating: " ", count: max(0, (width - title.count) / 2)) + style.strong(title)
             + "\n"
-        out += style.dim(" Mo  Tu  We  Th  Fr  Sa  Su") + "\n"
+        out += style.faint(" Mo  Tu  We  Th  Fr  Sa  Su") + "\n"
         let first = LocalTime.Day(year: year, month: month, day: 1)
         var cells: [String] = Array(repeating: "    ", count: first.weekday - 1)
         for (index, count) in counts.enumerated() {
@@ -435,10 +411,10 @@ public struct MonthView: Sendable {
             var cell: String
             if day == today {
                 cell = "[" + number + "]"
-                cell = style.inverse(cell)
+                cell = style.marked(cell)
             } else {
                 cell = " " + number + (count > 0 ? "*" : " ")
-                if count > 0 { cell = style.bold(cell) }
+                if count > 0 { cell = style.strong(cell) }
             }
             cells.append(cell)
         }
@@ -449,7 +425,7 @@ public struct MonthView: Sendable {
         }
         let busy = counts.filter { $0 > 0 }.count
         out +=
-            style.dim(
+            style.faint(
                 "* has entries (\(busy) day\(busy == 1 ? "" : "s"), \(counts.reduce(0, +)) in all)   [ ] today"
             ) + "\n"
         return out
