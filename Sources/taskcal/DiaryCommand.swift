@@ -89,9 +89,31 @@ struct DiaryCommand: ParsableCommand {
             """,
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
-            Check.self,
+            Check.self, Free.self,
         ]
     )
+
+    struct Free: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the diary's free time (taskcal free --store, for the diary).",
+            discussion: """
+                Examples:
+                  taskcal diary free --from 2026-12-01 --to 2026-12-08 --min 1h
+                  taskcal diary free --hours 09:00-18:00 --days MO-FR --format json
+                """)
+        @OptionGroup var options: StoreOptions
+        @OptionGroup var free: FreeTimeOptions
+        @Option(help: "text for people (default), json for scripts.")
+        var format: ReportFormat = .text
+
+        func validate() throws { _ = try free.window(in: options.time) }
+
+        func run() throws {
+            var arguments = ["--store", options.store ?? "-", "--format", format.rawValue]
+            if let tz = options.tz { arguments += ["--tz", tz] }
+            try free.report(try ReportInputs.parse(arguments), inputs: [])
+        }
+    }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add an entry; prints its id.")
