@@ -89,7 +89,7 @@ struct DiaryCommand: ParsableCommand {
             """,
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
-            Check.self, Free.self,
+            Check.self, Free.self, Stats.self,
         ]
     )
 
@@ -112,6 +112,28 @@ struct DiaryCommand: ParsableCommand {
             var arguments = ["--store", options.store ?? "-", "--format", format.rawValue]
             if let tz = options.tz { arguments += ["--tz", tz] }
             try free.report(try ReportInputs.parse(arguments), inputs: [])
+        }
+    }
+
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Statistics of the diary (taskcal stats --store, for the diary).",
+            discussion: """
+                Examples:
+                  taskcal diary stats --by week
+                  taskcal diary stats --from 2026-11-01 --to 2026-12-01 --by category --format json
+                """)
+        @OptionGroup var options: StoreOptions
+        @OptionGroup var statistics: StatisticsOptions
+        @Option(help: "text for people (default), json for scripts.")
+        var format: ReportFormat = .text
+
+        func validate() throws { _ = try statistics.bounds(in: options.time) }
+
+        func run() throws {
+            var arguments = ["--store", options.store ?? "-", "--format", format.rawValue]
+            if let tz = options.tz { arguments += ["--tz", tz] }
+            try statistics.report(try ReportInputs.parse(arguments), inputs: [])
         }
     }
 

@@ -59,8 +59,12 @@ struct ReportInputs: ParsableArguments {
     ///
     /// Records are passed on as they are read until the first that repeats or changes an
     /// occurrence; from there on they are held until every series is known.
+    ///
+    /// `unscheduled` gets the records with no time (to-dos), `series` each repeating record
+    /// before it is expanded.
     func read(
         _ inputs: [String], window: Range<Int64>?, timesOnly: Bool = false,
+        unscheduled: ((TaskRecord) -> Void)? = nil, series: ((TaskRecord) -> Void)? = nil,
         _ body: (TaskRecord, Location) -> Void
     ) throws {
         // Two days of margin: all-day dates are UTC midnights, the window is local time.
@@ -73,7 +77,10 @@ struct ReportInputs: ParsableArguments {
         var held: [(TaskRecord, Location)] = []
         var holding = false
         try readAll(inputs) { record, location in
-            guard !record.unscheduled else { return }
+            guard !record.unscheduled else {
+                unscheduled?(record)
+                return
+            }
             let record = timesOnly ? record.timeSkeleton : record
             bounds.include(record)
             holding = holding || record.recurrence != nil || record.recurrenceID != nil
@@ -86,6 +93,9 @@ struct ReportInputs: ParsableArguments {
             }
         }
         guard !held.isEmpty else { return }
+        if let series {
+            for (record, _) in held where record.recurrence != nil { series(record) }
+        }
         let expansion = Expansion(window: explicit ?? bounds.window, limit: maxOccurrences)
         let (occurrences, warnings) = expansion.expand(held)
         // Said even with --format json (on standard error): a report cut short must say so.
@@ -525,4 +535,111 @@ struct Free: ParsableCommand {
     func validate() throws { _ = try free.window(in: options.time) }
 
     func run() throws { try free.report(options, inputs: inputs) }
+}
+
+/// What `stats` and `diary stats` ask: the window and the rows.
+struct StatisticsOptions: ParsableArguments {
+    @Option(
+        help:
+            "From this time (default: the first entry): Unix seconds, ISO 8601 (2026-11-01, …T09:00, …Z, …+03:00), today or tomorrow."
+    )
+    var from: String?
+
+    @Option(help: "Until this time (default: the end of the last entry).")
+    var to: String?
+
+    @Option(help: "Rows by day, week (ISO), month or category.")
+    var by: Statistics.Grouping?
+
+    /// --from and --to in `time`, each `nil` when not given.
+    func bounds(in time: LocalTime) throws -> (Int64?, Int64?) {
+        func parse(_ text: String?, _ option: String) throws -> Int64? {
+            guard let text else { return nil }
+            guard let value = time.parse(text) ?? dayWord(text, time: time).map({ time.epoch($0) })
+            else { throw ValidationError("\(option) '\(text)' is not a time; \(timeForms)") }
+            return value
+        }
+        let bounds = (try parse(from, "--from"), try parse(to, "--to"))
+        if let start = bounds.0, let finish = bounds.1, finish <= start {
+            throw ValidationError("--to must be after --from")
+        }
+        return bounds
+    }
+
+    /// Reads what `inputs` (or the diary of `reading`) hold and prints the statistics.
+    func report(_ reading: ReportInputs, inputs: [String]) throws {
+        let time = reading.time
+        let (from, to) = try bounds(in: time)
+        var entries: [Statistics.Entry] = []
+        var todos: [Bool] = []
+        var exdates: [Int64] = []
+        func todo(_ record: TaskRecord) {
+            todos.append(record.done)
+            record.subtasks.forEach(todo)
+        }
+        let window =
+            (from != nil || to != nil)
+            ? (from ?? Timestamp.range.lowerBound)..<(to ?? Timestamp.range.upperBound) : nil
+        try reading.read(
+            inputs, window: window, unscheduled: todo,
+            series: { exdates += $0.recurrence?.exdates ?? [] }
+        ) { record, _ in
+            if record.kind == .todo { return todo(record) }
+            entries.append(
+                Statistics.Entry(
+                    span: time.occupied(by: record), occupies: record.occupiesTime,
+                    categories: record.categories, isOccurrence: record.recurrenceID != nil,
+                    cancelled: record.status == .cancelled))
+        }
+        var span: TimeSpan?
+        if from != nil || to != nil {
+            span = TimeSpan(
+                start: from ?? entries.map(\.span.start).min() ?? 0,
+                finish: to ?? entries.map(\.span.finish).max() ?? 0)
+        }
+        let stats = Statistics(
+            entries: entries, todos: todos,
+            skipped: exdates.filter { time in
+                span.map { time >= $0.start && time < $0.finish } ?? true
+            }.count, window: span, time: time, grouping: by)
+        switch reading.format {
+        case .json: print(stats.json(), terminator: "")
+        case .text: print(stats.text(in: time, style: Style.forStandardOutput()), terminator: "")
+        }
+    }
+}
+
+extension Statistics.Grouping: ExpressibleByArgument {}
+
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Statistics: entries, busy time, longest free stretch, to-dos, habits, streaks.",
+        discussion: """
+            Reads task files (or a diary with --store) and sums up the window (default: from
+            the first entry to the end of the last): entries that start in it (each
+            occurrence of a habit counts), the time they take up (two at once count once),
+            the longest stretch none takes up, to-dos open and done, habit occurrences kept
+            and skipped (taken out or cancelled), and streaks of days with an entry. --by
+            adds rows by day, ISO week, month or category.
+
+            Examples:
+              taskcal stats diary.json --by week
+              taskcal stats --store - --from 2026-11-01 --to 2026-12-01 --by category
+              taskcal stats export.ics --format json
+            """
+    )
+
+    @Argument(
+        help:
+            "Task files (JSON, NDJSON, .ics, .jcal, .jscal.json; - for standard input), or --store."
+    )
+    var inputs: [String] = []
+
+    @OptionGroup var options: ReportInputs
+    @OptionGroup var statistics: StatisticsOptions
+
+    func validate() throws { _ = try statistics.bounds(in: options.time) }
+
+    func run() throws { try statistics.report(options, inputs: inputs) }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+@Suite("taskcal stats and diary stats")
+struct StatisticsTests {
+    @Test(
+        "stats on files: entries, busy time without double counting, free stretch, habits, to-dos")
+    func files() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // One day of eight entries: one cancelled, one of no length, three overlapping.
+        let day = try cli.run([
+            "stats", Taskcal.sample("overlaps.json"), "--tz", "Europe/Berlin", "--by", "day",
+        ])
+        #expect(day.status == 0, "\(day.stderr)")
+        #expect(
+            day.stdout == """
+                Statistics 2026-11-27 09:00 – 2026-11-27 17:00 (Europe/Berlin)
+                  entries       7
+                  busy          6 h
+                  longest free  1 h (12:00–13:00)
+                  to-dos        0 open, 0 done
+                  habits        0 occurrences kept, 0 skipped
+                  streaks       1 day longest, 1 day to the end
+                By day:
+                  2026-11-27  7 entries, 6 h busy
+
+                """)
+        // A habit with a skipped week, to-dos with subtasks, by ISO week, as JSON.
+        let json = try cli.run([
+            "stats", Taskcal.sample("weekly-habit.json"), Taskcal.sample("todo-with-subtasks.ics"),
+            "--tz", "Europe/Berlin", "--from", "2026-11-23", "--to", "2026-12-08", "--by", "week",
+            "--format", "json",
+        ])
+        #expect(json.status == 0, "\(json.stderr)")
+        let stats = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(stats["todos_open"] as? Int == 3)
+        #expect(stats["todos_done"] as? Int == 1)
+        #expect(stats["habit_occurrences_skipped"] as? Int == 1)
+        let groups = try #require(stats["groups"] as? [[String: Any]])
+        #expect(groups.map { $0["key"] as? String } == ["2026-W48", "2026-W49"])
+        #expect(
+            (stats["entries"] as? Int)
+                == groups.map { $0["entries"] as? Int ?? 0 }.reduce(0, +))
+        // Options are checked before anything is read.
+        let bad = try cli.run(["stats", Taskcal.sample("overlaps.json"), "--by", "year"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("'year'"), "\(bad.stderr)")
+        let backwards = try cli.run([
+            "stats", Taskcal.sample("overlaps.json"), "--from", "2026-12-02", "--to", "2026-12-01",
+        ])
+        #expect(backwards.status == 2)
+        #expect(backwards.stderr.contains("--to must be after --from"), "\(backwards.stderr)")
+    }
+
+    @Test(
+        "diary stats: habits kept and skipped, streaks, by category", arguments: ["sqlite", "vdir"])
+    func diary(backend: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        func diary(_ arguments: [String]) throws -> Taskcal.Result {
+            try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Berlin"])
+        }
+        #expect(
+            try diary([
+                "add", "--name", "Run", "--start", "2026-12-01T07:00", "--end", "2026-12-01T07:30",
+                "--repeat", "daily", "--count", "5",
+            ]).stdout == "1\n")
+        #expect(try diary(["edit", "1", "--skip", "2026-12-03"]).status == 0)
+        #expect(
+            try diary([
+                "add", "--name", "Dentist", "--start", "2026-12-02T14:00", "--end",
+                "2026-12-02T15:00",
+            ]).status == 0)
+        let stats = try diary([
+            "stats", "--from", "2026-12-01", "--to", "2026-12-06", "--by", "day",
+        ])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("  entries       5\n"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("  busy          3 h\n"), "\(stats.stdout)")
+        #expect(
+            stats.stdout.contains("  habits        4 occurrences kept, 1 skipped\n"),
+            "\(stats.stdout)")
+        // 1 and 2 December, then 4 and 5: two days in a row, and two to the end (5 December).
+        #expect(
+            stats.stdout.contains("  streaks       2 days longest, 2 days to the end\n"),
+            "\(stats.stdout)")
+        #expect(stats.stdout.contains("  2026-12-02  2 entries, 1 h 30 min busy\n"))
+    }
+}
