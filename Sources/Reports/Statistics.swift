@@ -86,32 +86,30 @@ public struct Statistics: Sendable {
         let free = FreeTime(busy: busySpans, window: window, time: time, limit: .max)
         busy = (window.finish - window.start) - free.seconds
         longestFree = free.slots.max { ($0.finish - $0.start) < ($1.finish - $1.start) }
-        // Streaks: local days with an entry touching them.
-        var days: Set<Int64> = []
+        // Streaks: runs of local days with an entry touching them, from each entry's run of
+        // days (sorted and joined: a year-long entry costs what a short one does).
         func number(_ day: LocalTime.Day) -> Int64 {
             DateTimeValue(year: day.year, month: day.month, day: day.day, zone: .utc).epochAsUTC
                 / 86_400
         }
-        for entry in inside where !entry.cancelled {
-            let first = number(time.day(of: entry.span.start))
-            let last = number(time.day(of: max(entry.span.start, entry.span.finish - 1)))
-            // A long entry counts its days, up to ten years of them.
-            for day in first...min(last, first + 3_660) { days.insert(day) }
+        var runs: [ClosedRange<Int64>] = []
+        for entry in inside.filter({ !$0.cancelled }).map({ entry in
+            number(
+                time.day(of: entry.span.start))...number(
+                    time.day(of: max(entry.span.start, entry.span.finish - 1)))
+        }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = runs.last, entry.lowerBound <= last.upperBound + 1 {
+                runs[runs.count - 1] = last.lowerBound...max(last.upperBound, entry.upperBound)
+            } else {
+                runs.append(entry)
+            }
         }
-        var longest = 0
-        for day in days where !days.contains(day - 1) {
-            var length = 1
-            while days.contains(day + Int64(length)) { length += 1 }
-            longest = max(longest, length)
-        }
-        longestStreak = longest
-        var current = 0
-        var day = number(time.day(of: max(window.start, window.finish - 1)))
-        while days.contains(day) {
-            current += 1
-            day -= 1
-        }
-        currentStreak = current
+        longestStreak = runs.map { Int($0.upperBound - $0.lowerBound + 1) }.max() ?? 0
+        let lastDay = number(time.day(of: max(window.start, window.finish - 1)))
+        currentStreak =
+            runs.last(where: { $0.contains(lastDay) }).map {
+                Int(lastDay - $0.lowerBound + 1)
+            } ?? 0
         self.grouping = grouping
         groups =
             grouping.map {
