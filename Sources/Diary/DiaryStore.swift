@@ -166,6 +166,21 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 /// occurrence it replaces leaves the series (``units(_:)``); records of one entry are never
 /// checked against each other.
 enum Rules {
+    /// Whether `record` matches a search: `text` in its name, description or categories,
+    /// whatever the case and accents (Cyrillic too: "ёлка" finds "Ёлка" and "елка").
+    static func matches(_ record: TaskRecord, search text: String) -> Bool {
+        let needle = folded(text)
+        guard !needle.isEmpty else { return true }
+        return ([record.name, record.description ?? ""] + record.categories).contains {
+            folded($0).contains(needle)
+        }
+    }
+
+    /// Text as searches compare it: without case and accents.
+    static func folded(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
     static func validate(_ record: TaskRecord) throws(DiaryError) {
         var problems = record.problems
         problems += CalendarChecks.problems(of: record)

@@ -308,19 +308,16 @@ public final class SQLiteDiary: DiaryStore {
                 )
                 arguments += [from, from]
             }
-            if let search {
-                conditions.append(
-                    "(instr(lower(name), lower(?)) > 0 OR instr(lower(coalesce(description, '')), lower(?)) > 0)"
-                )
-                arguments += [search, search]
-            }
             let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             let rows = try Row.fetchAll(
                 db,
                 sql:
                     "SELECT id, record FROM entry\(filter) ORDER BY date_start, date_finish, id, recurrence_id",
                 arguments: StatementArguments(arguments))
-            return try rows.map { row throws in try Self.record(row) }
+            // SQLite's lower() knows ASCII only: the search is made on the records.
+            return try rows.map { row throws in try Self.record(row) }.filter { record in
+                search.map { Rules.matches(record, search: $0) } ?? true
+            }
         }
     }
 

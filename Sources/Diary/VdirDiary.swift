@@ -334,12 +334,7 @@ public final class VdirDiary: DiaryStore {
             {
                 return false
             }
-            if let search {
-                let needle = search.lowercased()
-                return record.name.lowercased().contains(needle)
-                    || (record.description ?? "").lowercased().contains(needle)
-            }
-            return true
+            return search.map { Rules.matches(record, search: $0) } ?? true
         }.sorted { ($0.dateStart, $0.dateFinish, $0.id) < ($1.dateStart, $1.dateFinish, $1.id) }
     }
 

@@ -144,6 +144,10 @@ struct DiaryCommand: ParsableCommand {
         @Option(help: "Start: Unix seconds or ISO 8601.") var start: String
         @Option(help: "End: Unix seconds or ISO 8601.") var end: String
         @Option(help: "Free text.") var description: String?
+        @Option(help: "A category (a tag); may be repeated: --category Health --category Sport.")
+        var category: [String] = []
+        @Option(help: "A colour: a CSS colour name such as turquoise (RFC 7986 COLOR).")
+        var color: String?
         @Option(help: "The id to use (default: the next free one).") var id: Int64?
         @Option(
             help: ArgumentHelp(
@@ -212,6 +216,8 @@ struct DiaryCommand: ParsableCommand {
                 id: id ?? 0, dateStart: try options.parseTime(start, option: "--start"),
                 dateFinish: try options.parseTime(end, option: "--end"), name: name,
                 description: description)
+            record.categories = category
+            record.color = color
             if let rule = try recurrenceRule() {
                 record.recurrence = Recurrence(rule: rule)
                 record.timeZone = options.time.zone
@@ -229,8 +235,13 @@ struct DiaryCommand: ParsableCommand {
         @Option(help: "Only entries before this time.") var to: String?
         @Option(help: "Only entries of this day (YYYY-MM-DD, today, tomorrow) in --tz.") var day:
             String?
-        @Option(help: "Only entries whose name or description contains this text (any case).")
+        @Option(
+            help:
+                "Only entries whose name, description or categories contain this text (any case, any accents: ёлка finds Елка)."
+        )
         var search: String?
+        @Option(help: "Only entries of this category (any case, any accents).")
+        var category: String?
         @Option(help: "text for people (a table in --tz), json for scripts (the task format).")
         var format: ReportFormat = .text
 
@@ -250,6 +261,16 @@ struct DiaryCommand: ParsableCommand {
             let store = try options.open()
             var records = try options.run { () throws(DiaryError) in
                 try store.entries(from: lower, to: upper, search: search)
+            }
+            if let category {
+                let wanted = category.folding(
+                    options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+                records = records.filter { record in
+                    record.categories.contains {
+                        $0.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+                            == wanted
+                    }
+                }
             }
             if lower != nil || upper != nil, records.contains(where: { $0.recurrence != nil }) {
                 // In a window, habits are listed as their occurrences there.
@@ -280,6 +301,9 @@ struct DiaryCommand: ParsableCommand {
                     var note =
                         record.status == .cancelled
                         ? "  (cancelled)" : record.free ? "  (free)" : ""
+                    if !record.categories.isEmpty {
+                        note += "  [\(record.categories.joined(separator: ", "))]"
+                    }
                     if let rule = record.recurrence?.rule { note += "  (repeats: \(rule))" }
                     print("\(id)  \(when)  \(record.name)\(note)")
                 }
@@ -343,6 +367,12 @@ struct DiaryCommand: ParsableCommand {
         @Option(help: "New start.") var start: String?
         @Option(help: "New end.") var end: String?
         @Option(help: "New description (empty to remove it).") var description: String?
+        @Option(
+            help:
+                "New categories, replacing the old; may be repeated (--category '' removes them all)."
+        )
+        var category: [String] = []
+        @Option(help: "New colour, a CSS colour name (empty to remove it).") var color: String?
         @Option(
             help:
                 "Make it repeat by this RFC 5545 rule (FREQ=WEEKLY;BYDAY=TU,TH), or 'none' to stop it repeating."
@@ -414,6 +444,8 @@ struct DiaryCommand: ParsableCommand {
             if let start { record.dateStart = try options.parseTime(start, option: "--start") }
             if let end { record.dateFinish = try options.parseTime(end, option: "--end") }
             if let description { record.description = description.isEmpty ? nil : description }
+            if !category.isEmpty { record.categories = category.filter { !$0.isEmpty } }
+            if let color { record.color = color.isEmpty ? nil : color }
             if let rule {
                 if rule.lowercased() == "none" {
                     record.recurrence = nil
