@@ -166,6 +166,22 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 /// occurrence it replaces leaves the series (``units(_:)``); records of one entry are never
 /// checked against each other.
 enum Rules {
+    /// The highest id in `record` and its subtasks: every one is given, none reused.
+    static func highestID(in record: TaskRecord) -> Int64 {
+        record.subtasks.map(highestID).reduce(record.id, max)
+    }
+
+    /// Gives the subtasks of `record` that have no id yet (0 or below) fresh ones, `next` on.
+    static func giveIDs(to record: inout TaskRecord, from next: inout Int64) {
+        for index in record.subtasks.indices {
+            if record.subtasks[index].id <= 0 {
+                record.subtasks[index].id = next
+                next += 1
+            }
+            giveIDs(to: &record.subtasks[index], from: &next)
+        }
+    }
+
     /// Whether `record` matches a search: `text` in its name, description or categories,
     /// whatever the case and accents (Cyrillic too: "ёлка" finds "Ёлка" and "елка").
     static func matches(_ record: TaskRecord, search text: String) -> Bool {

@@ -191,6 +191,17 @@ public final class SQLiteDiary: DiaryStore {
                     CREATE INDEX entry_changed ON entry (id) WHERE recurrence_id IS NOT NULL;
                     """)
         }
+        // Subtasks have ids of their own, inside their entry's record: the highest id given
+        // takes them in, so that no new entry gets the id of a subtask.
+        migrator.registerMigration("v5: subtask ids") { db in
+            var highest: Int64 = 0
+            for row in try Row.fetchAll(db, sql: "SELECT id, record FROM entry") {
+                if let record = try? Self.record(row) {
+                    highest = max(highest, Rules.highestID(in: record))
+                }
+            }
+            try Self.noteGiven(highest, db)
+        }
         return migrator
     }
 
@@ -490,6 +501,8 @@ public final class SQLiteDiary: DiaryStore {
                         "\(record.id) is already used by \(DiaryError.describe(existing))")
                 ])
             }
+            var next = max(try Self.freshID(db), record.id + 1)
+            Rules.giveIDs(to: &record, from: &next)
             let pairs = try Self.collisions(of: record, db)
             if let first = pairs.first {
                 var mine = first.mine
@@ -497,7 +510,7 @@ public final class SQLiteDiary: DiaryStore {
                 throw DiaryError.conflict(mine, with: pairs.map(\.other))
             }
             try Self.insert(record, db)
-            try Self.noteGiven(record.id, db)
+            try Self.noteGiven(Rules.highestID(in: record), db)
             return record
         }
     }
@@ -508,6 +521,8 @@ public final class SQLiteDiary: DiaryStore {
             // The entry itself, or one occurrence of it (changed before or changed now).
             let old = try Self.find(record.id, db)
             var record = record
+            var next = try Self.freshID(db)
+            Rules.giveIDs(to: &record, from: &next)
             if record.recurrenceID == nil && old.recurrenceID == nil {
                 // A series moved takes its changed occurrences along; they are put in place
                 // first, so that the series' own check sees the slots they free.
@@ -540,6 +555,7 @@ public final class SQLiteDiary: DiaryStore {
                 sql: "DELETE FROM entry WHERE id = ? AND recurrence_id IS ?",
                 arguments: [record.id, record.recurrenceID])
             try Self.insert(record, db)
+            try Self.noteGiven(Rules.highestID(in: record), db)
         }
     }
 
@@ -589,7 +605,7 @@ public final class SQLiteDiary: DiaryStore {
             }
             for record in plan.accepted {
                 try Self.insert(record, db)
-                try Self.noteGiven(record.id, db)
+                try Self.noteGiven(Rules.highestID(in: record), db)
             }
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
         }

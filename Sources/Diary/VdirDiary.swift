@@ -123,7 +123,8 @@ public final class VdirDiary: DiaryStore {
     /// The next fresh id: above every id the diary ever gave.
     private func freshID(_ existing: [TaskRecord]) throws(DiaryError) -> Int64 {
         let highest = try Self.readState(directory)?.highestID ?? 0
-        return max(highest, existing.map(\.id).max() ?? 0) + 1
+        // Subtasks' ids count: they are inside their entries' records.
+        return max(highest, existing.map(Rules.highestID).max() ?? 0) + 1
     }
 
     private var pendingList: URL { directory.appendingPathComponent(".taskcal-pending") }
@@ -352,6 +353,8 @@ public final class VdirDiary: DiaryStore {
                     )
                 ])
             }
+            var next = max(try freshID(existing), record.id + 1)
+            Rules.giveIDs(to: &record, from: &next)
             let pairs = try Rules.collisions(of: record, in: Rules.units(existing))
             if let first = pairs.first {
                 var mine = first.mine
@@ -359,7 +362,7 @@ public final class VdirDiary: DiaryStore {
                 throw .conflict(mine, with: pairs.map(\.other))
             }
             try write([record], to: fileName(for: record))
-            try noteGiven(record.id)
+            try noteGiven(Rules.highestID(in: record))
             return record
         }
     }
@@ -373,6 +376,8 @@ public final class VdirDiary: DiaryStore {
             // The entry's records with this one in its place (the entry, or one occurrence);
             // a series moved takes its changed occurrences along.
             var record = record
+            var next = try freshID(loaded.map(\.record))
+            Rules.giveIDs(to: &record, from: &next)
             var changes = old.map(\.record).filter { $0.recurrenceID != nil }
             var movedChanges: [TaskRecord] = []
             if record.recurrenceID == nil,
@@ -402,6 +407,7 @@ public final class VdirDiary: DiaryStore {
             for file in Set(old.map(\.file)) where file != name {
                 try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
             }
+            try noteGiven(Rules.highestID(in: record))
         }
     }
 
@@ -479,7 +485,7 @@ public final class VdirDiary: DiaryStore {
                 throw .storage("cannot write \(pendingList.path): \(error.localizedDescription)")
             }
             try finishPendingImport()
-            try noteGiven(plan.accepted.map(\.id).max() ?? 0)
+            try noteGiven(plan.accepted.map(Rules.highestID).max() ?? 0)
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
         }
     }

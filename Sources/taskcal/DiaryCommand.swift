@@ -89,7 +89,7 @@ struct DiaryCommand: ParsableCommand {
             """,
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
-            Check.self, Free.self, Stats.self,
+            Check.self, Free.self, Stats.self, Done.self, Undo.self,
         ]
     )
 
@@ -138,11 +138,25 @@ struct DiaryCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an entry; prints its id.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add an entry or a to-do; prints its id.",
+            discussion: """
+                An entry takes --start and --end, and is refused if it overlaps another.
+                A to-do (--todo) needs no time and blocks none: --due when it is due
+                (a date is an all-day deadline), --parent ID to make it a subtask.
+
+                Examples:
+                  taskcal diary add --name Dentist --start 2026-11-27T09:00 --end 2026-11-27T10:00
+                  taskcal diary add --todo --name "Move to the new flat" --due 2026-12-15
+                  taskcal diary add --todo --name "Buy boxes" --parent 1
+                """)
         @OptionGroup var options: StoreOptions
         @Option(help: "The entry's name.") var name: String
-        @Option(help: "Start: Unix seconds or ISO 8601.") var start: String
-        @Option(help: "End: Unix seconds or ISO 8601.") var end: String
+        @Option(help: "Start: Unix seconds or ISO 8601 (a to-do may have none).") var start: String?
+        @Option(help: "End: Unix seconds or ISO 8601 (a to-do may have none).") var end: String?
+        @Flag(help: "A to-do: no time slot needed, none blocked.") var todo = false
+        @Option(help: "With --todo: when it is due (a date, or a time).") var due: String?
+        @Option(help: "With --todo: the to-do it is a subtask of.") var parent: Int64?
         @Option(help: "Free text.") var description: String?
         @Option(help: "A category (a tag); may be repeated: --category Health --category Sport.")
         var category: [String] = []
@@ -170,6 +184,16 @@ struct DiaryCommand: ParsableCommand {
         }
 
         func validate() throws {
+            if !todo && (start == nil || end == nil) {
+                throw ValidationError(
+                    "an entry needs --start and --end (a to-do, --todo, needs neither)")
+            }
+            if !todo && (due != nil || parent != nil) {
+                throw ValidationError("--due and --parent go with --todo")
+            }
+            if todo && start == nil && (`repeat` != nil || rule != nil) {
+                throw ValidationError("a repeating to-do needs --start")
+            }
             if `repeat` == nil && (on != nil || until != nil || count != nil) {
                 throw ValidationError("--on, --until and --count go with --repeat")
             }
@@ -195,6 +219,33 @@ struct DiaryCommand: ParsableCommand {
             }
         }
 
+        /// Adds `record` as a subtask of to-do `parent`, and prints its id.
+        private func addSubtask(
+            _ record: TaskRecord, to parent: Int64, in store: any DiaryStore
+        ) throws {
+            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
+            guard let (entry, path) = Todos.locate(parent, in: entries) else {
+                throw ValidationError("--parent \(parent): there is no entry #\(parent)")
+            }
+            guard Todos.node(at: path, in: entry).kind == .todo else {
+                throw ValidationError(
+                    "--parent \(parent): \(Todos.describe(Todos.node(at: path, in: entry))) is no to-do; only a to-do has subtasks"
+                )
+            }
+            var updated = entry
+            var subtask = record
+            if id == nil { subtask.id = 0 }
+            Todos.change(at: path[...], in: &updated) { node in
+                node.subtasks.append(subtask)
+                // A done to-do with a new open subtask is open again.
+                if node.done { Todos.mark(&node, done: false, stamp: 0) }
+            }
+            try options.run { () throws(DiaryError) in try store.update(updated) }
+            let stored = try options.run { () throws(DiaryError) in try store.entry(entry.id) }
+            let added = Todos.node(at: path, in: stored).subtasks.last
+            print(added?.id ?? 0)
+        }
+
         /// The RRULE the options describe, if any.
         func recurrenceRule() throws -> String? {
             if let rule { return rule }
@@ -212,10 +263,28 @@ struct DiaryCommand: ParsableCommand {
         }
 
         func run() throws {
+            let startTime = try start.map { try options.parseTime($0, option: "--start") }
+            let endTime = try end.map { try options.parseTime($0, option: "--end") }
             var record = TaskRecord(
-                id: id ?? 0, dateStart: try options.parseTime(start, option: "--start"),
-                dateFinish: try options.parseTime(end, option: "--end"), name: name,
-                description: description)
+                id: id ?? 0, dateStart: startTime ?? 0, dateFinish: endTime ?? startTime ?? 0,
+                name: name, description: description)
+            if todo {
+                record.kind = .todo
+                record.unscheduled = startTime == nil
+                if let due {
+                    record.due = try options.parseTime(due, option: "--due")
+                    // A date alone is an all-day deadline, kept as its UTC midnight.
+                    if record.unscheduled, let day = LocalTime.Day(due) {
+                        record.allDay = true
+                        record.due =
+                            DateTimeValue(
+                                year: day.year, month: day.month, day: day.day, zone: .utc
+                            )
+                            .epochAsUTC
+                    }
+                }
+                record.status = .needsAction
+            }
             record.categories = category
             record.color = color
             if let rule = try recurrenceRule() {
@@ -223,6 +292,10 @@ struct DiaryCommand: ParsableCommand {
                 record.timeZone = options.time.zone
             }
             let store = try options.open()
+            if let parent {
+                try addSubtask(record, to: parent, in: store)
+                return
+            }
             let added = try options.run { () throws(DiaryError) in try store.add(record) }
             print(added.id)
         }
@@ -242,6 +315,14 @@ struct DiaryCommand: ParsableCommand {
         var search: String?
         @Option(help: "Only entries of this category (any case, any accents).")
         var category: String?
+        @Flag(help: "The to-dos, as a tree of subtasks.") var todo = false
+        @Flag(help: "With --todo: only open ones (and the parents of open ones).") var open = false
+        @Flag(help: "With --todo: only done ones (and their parents).") var done = false
+
+        func validate() throws {
+            if (open || done) && !todo { throw ValidationError("--open and --done go with --todo") }
+            if open && done { throw ValidationError("give either --open or --done, not both") }
+        }
         @Option(help: "text for people (a table in --tz), json for scripts (the task format).")
         var format: ReportFormat = .text
 
@@ -272,6 +353,11 @@ struct DiaryCommand: ParsableCommand {
                     }
                 }
             }
+            if todo {
+                DiaryCommand.printTodos(
+                    records, show: open ? .open : done ? .done : .all, format: format, time: time)
+                return
+            }
             if lower != nil || upper != nil, records.contains(where: { $0.recurrence != nil }) {
                 // In a window, habits are listed as their occurrences there.
                 let window =
@@ -296,8 +382,11 @@ struct DiaryCommand: ParsableCommand {
                         + "#\(record.id)"
                     let day = time.day(of: record.dateStart)
                     let when =
-                        "\(day) \(OverlapReport.weekdayName(day.weekday).prefix(3)) "
-                        + rangeText(record, time)
+                        record.unscheduled
+                        ? "to-do" + (Todos.due(record, time).map { ", " + $0 } ?? "")
+                            + (record.done ? ", done" : "")
+                        : "\(day) \(OverlapReport.weekdayName(day.weekday).prefix(3)) "
+                            + rangeText(record, time)
                     var note =
                         record.status == .cancelled
                         ? "  (cancelled)" : record.free ? "  (free)" : ""
@@ -338,7 +427,17 @@ struct DiaryCommand: ParsableCommand {
             case .text:
                 let time = options.time
                 print("#\(record.id) \(record.name)")
-                print("  \(time.iso(record.dateStart)) – \(time.iso(record.dateFinish))")
+                if record.unscheduled {
+                    print(
+                        "  to-do" + (Todos.due(record, time).map { ", " + $0 } ?? "")
+                            + (record.done ? ", done" : ""))
+                } else {
+                    print("  \(time.iso(record.dateStart)) – \(time.iso(record.dateFinish))")
+                }
+                if !record.subtasks.isEmpty {
+                    DiaryCommand.printTodos(
+                        record.subtasks, show: .all, format: .text, time: time)
+                }
                 if let rule = record.recurrence?.rule { print("  repeats: \(rule)") }
                 for change in changes {
                     print(
@@ -484,12 +583,21 @@ struct DiaryCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete an entry.")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an entry, or a subtask with its own subtasks.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The entry's id.") var id: Int64
 
         func run() throws {
             let store = try options.open()
+            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
+            if let (entry, path) = Todos.locate(id, in: entries), let last = path.last {
+                // A subtask lives inside its entry: the entry is saved without it.
+                var updated = entry
+                Todos.change(at: path.dropLast(), in: &updated) { $0.subtasks.remove(at: last) }
+                try options.run { () throws(DiaryError) in try store.update(updated) }
+                return
+            }
             try options.run { () throws(DiaryError) in try store.delete(id) }
         }
     }

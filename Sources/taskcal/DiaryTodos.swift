@@ -1,0 +1,229 @@
+import ArgumentParser
+import Diary
+import Foundation
+import ICalendar
+import TaskConversion
+import TaskModel
+
+/// To-dos in the diary: a to-do takes no time slot and blocks none; its subtasks live inside
+/// it (its record's `subtasks`, as calendar apps nest `VTODO`s by `RELATED-TO`), each with an
+/// id of its own.
+enum Todos {
+    /// Where to-do `id` is: the top-level entry that holds it and the path of subtask indices
+    /// down to it (empty for the entry itself).
+    static func locate(_ id: Int64, in entries: [TaskRecord]) -> (entry: TaskRecord, path: [Int])? {
+        func search(_ record: TaskRecord, _ path: [Int]) -> [Int]? {
+            if record.id == id { return path }
+            for (index, subtask) in record.subtasks.enumerated() {
+                if let found = search(subtask, path + [index]) { return found }
+            }
+            return nil
+        }
+        for entry in entries where entry.recurrenceID == nil {
+            if let path = search(entry, []) { return (entry, path) }
+        }
+        return nil
+    }
+
+    /// The to-do at `path` in `record`.
+    static func node(at path: [Int], in record: TaskRecord) -> TaskRecord {
+        path.reduce(record) { $0.subtasks[$1] }
+    }
+
+    /// Changes the to-do at `path` in `record`.
+    static func change(
+        at path: ArraySlice<Int>, in record: inout TaskRecord, _ body: (inout TaskRecord) -> Void
+    ) {
+        guard let first = path.first else { return body(&record) }
+        change(at: path.dropFirst(), in: &record.subtasks[first], body)
+    }
+
+    /// The subtasks of `record`, at any depth, that are not done.
+    static func open(in record: TaskRecord) -> [TaskRecord] {
+        record.subtasks.flatMap { ($0.done ? [] : [$0]) + open(in: $0) }
+    }
+
+    /// Marks `record` done (`STATUS:COMPLETED` with `COMPLETED` at `stamp`) or open again.
+    static func mark(_ record: inout TaskRecord, done: Bool, stamp: Int64) {
+        record.icalExtra.removeAll { $0.uppercased().hasPrefix("COMPLETED:") }
+        record.done = done
+        if done {
+            record.status = nil
+            record.icalExtra.append("COMPLETED:" + DateTimeValue(utcEpoch: stamp).compactUTC)
+        } else if record.status == nil {
+            record.status = .needsAction
+        }
+    }
+
+    /// `#3 "Book the van"`.
+    static func describe(_ record: TaskRecord) -> String { "#\(record.id) \"\(record.name)\"" }
+
+    /// When a to-do is due, in `time`: a date for an all-day one.
+    static func due(_ record: TaskRecord, _ time: LocalTime) -> String? {
+        guard let due = record.due else { return nil }
+        if record.allDay && due % 86_400 == 0 {
+            return "due "
+                + LocalTime.Day(
+                    year: DateTimeValue(utcEpoch: due).year,
+                    month: DateTimeValue(utcEpoch: due).month,
+                    day: DateTimeValue(utcEpoch: due).day
+                ).description
+        }
+        return "due \(time.day(of: due)) \(time.clock(due))"
+    }
+}
+
+extension DiaryCommand {
+    struct Done: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Mark a to-do done; its parent is done too once all its subtasks are.",
+            discussion: """
+                A to-do with open subtasks is refused, naming them, unless --all marks them
+                done with it. Written to .ics as STATUS:COMPLETED with COMPLETED.
+
+                Examples:
+                  taskcal diary done 3
+                  taskcal diary done 1 --all
+                """)
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The to-do's id (a subtask's too).") var id: Int64
+        @Flag(help: "Mark its open subtasks done too.") var all = false
+
+        func run() throws {
+            let store = try options.open()
+            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
+            guard let (entry, path) = Todos.locate(id, in: entries) else {
+                Console.error("no entry #\(id)")
+                throw ExitCode(1)
+            }
+            let todo = Todos.node(at: path, in: entry)
+            guard todo.kind == .todo else {
+                Console.error("\(Todos.describe(todo)) is no to-do; only a to-do is done")
+                throw ExitCode(1)
+            }
+            let open = Todos.open(in: todo)
+            if !open.isEmpty && !all {
+                Console.error(
+                    "\(Todos.describe(todo)) has open subtasks: \(open.map(Todos.describe).joined(separator: ", ")); finish them first, or give --all"
+                )
+                throw ExitCode(1)
+            }
+            let stamp = EventWriter.timestampFromEnvironment()
+            var updated = entry
+            var messages = ["\(Todos.describe(todo)) is done"]
+            Todos.change(at: path[...], in: &updated) { node in
+                func finish(_ node: inout TaskRecord) {
+                    if !node.done { Todos.mark(&node, done: true, stamp: stamp) }
+                    if all { for index in node.subtasks.indices { finish(&node.subtasks[index]) } }
+                }
+                finish(&node)
+            }
+            if all && !open.isEmpty {
+                messages.append(
+                    "with its subtasks \(open.map(Todos.describe).joined(separator: ", "))")
+            }
+            // Each parent whose subtasks are now all done is done too.
+            for depth in stride(from: path.count - 1, through: 0, by: -1) {
+                let parentPath = path.prefix(depth)
+                let parent = Todos.node(at: Array(parentPath), in: updated)
+                guard !parent.done, parent.subtasks.allSatisfy(\.done) else { break }
+                Todos.change(at: parentPath, in: &updated) {
+                    Todos.mark(&$0, done: true, stamp: stamp)
+                }
+                messages.append("\(Todos.describe(parent)) is done too: all its subtasks are")
+            }
+            try options.run { () throws(DiaryError) in try store.update(updated) }
+            print(messages.joined(separator: "; "))
+        }
+    }
+
+    struct Undo: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open a done to-do again; a parent done with it is open again too.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The to-do's id (a subtask's too).") var id: Int64
+
+        func run() throws {
+            let store = try options.open()
+            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
+            guard let (entry, path) = Todos.locate(id, in: entries) else {
+                Console.error("no entry #\(id)")
+                throw ExitCode(1)
+            }
+            let todo = Todos.node(at: path, in: entry)
+            guard todo.kind == .todo else {
+                Console.error("\(Todos.describe(todo)) is no to-do")
+                throw ExitCode(1)
+            }
+            guard todo.done else {
+                Console.error("\(Todos.describe(todo)) is not done")
+                throw ExitCode(1)
+            }
+            var updated = entry
+            Todos.change(at: path[...], in: &updated) { Todos.mark(&$0, done: false, stamp: 0) }
+            var messages = ["\(Todos.describe(todo)) is open again"]
+            // A parent is done only when all its subtasks are: those above reopen.
+            for depth in stride(from: path.count - 1, through: 0, by: -1) {
+                let parentPath = path.prefix(depth)
+                let parent = Todos.node(at: Array(parentPath), in: updated)
+                guard parent.done else { break }
+                Todos.change(at: parentPath, in: &updated) {
+                    Todos.mark(&$0, done: false, stamp: 0)
+                }
+                messages.append("\(Todos.describe(parent)) is open again too")
+            }
+            try options.run { () throws(DiaryError) in try store.update(updated) }
+            print(messages.joined(separator: "; "))
+        }
+    }
+
+    /// `diary list --todo`: the to-dos as a tree.
+    static func printTodos(
+        _ entries: [TaskRecord], show: TodoFilter, format: ReportFormat, time: LocalTime
+    ) {
+        func kept(_ record: TaskRecord) -> TaskRecord? {
+            var copy = record
+            copy.subtasks = record.subtasks.compactMap(kept)
+            let matches =
+                switch show {
+                case .all: true
+                case .open: !record.done
+                case .done: record.done
+                }
+            return matches || !copy.subtasks.isEmpty ? copy : nil
+        }
+        let todos = entries.filter { $0.kind == .todo && $0.recurrenceID == nil }.compactMap(kept)
+        switch format {
+        case .json:
+            print(
+                todos.isEmpty
+                    ? "[]" : "[\n" + todos.map(\.jsonLine).joined(separator: ",\n") + "\n]")
+        case .text:
+            if todos.isEmpty { print("No to-dos.") }
+            func all(_ record: TaskRecord) -> [TaskRecord] {
+                [record] + record.subtasks.flatMap(all)
+            }
+            let width = todos.flatMap(all).map { String($0.id).count }.max() ?? 1
+            func line(_ record: TaskRecord, depth: Int) {
+                let id =
+                    String(repeating: " ", count: width - String(record.id).count) + "#\(record.id)"
+                var notes: [String] = []
+                if let due = Todos.due(record, time) { notes.append(due) }
+                if record.status == .inProcess { notes.append("in progress") }
+                if record.status == .cancelled { notes.append("cancelled") }
+                var text =
+                    "\(id)  \(String(repeating: "  ", count: depth))[\(record.done ? "x" : " ")] \(record.name)"
+                if !notes.isEmpty { text += "  (\(notes.joined(separator: ", ")))" }
+                if !record.categories.isEmpty {
+                    text += "  [\(record.categories.joined(separator: ", "))]"
+                }
+                print(text)
+                for subtask in record.subtasks { line(subtask, depth: depth + 1) }
+            }
+            for todo in todos { line(todo, depth: 0) }
+        }
+    }
+
+    /// Which to-dos `list --todo` shows.
+    enum TodoFilter { case all, open, done }
+}
