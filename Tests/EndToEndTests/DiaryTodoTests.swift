@@ -84,6 +84,18 @@ struct DiaryTodoTests {
                 python.stdout.contains("Small van | COMPLETED | Book the van"), "\(python.stdout)")
             #expect(python.stdout.contains("Book the van | NEEDS-ACTION | Move to the new flat"))
         }
+        if calcurse || required {
+            try FileManager.default.createDirectory(
+                atPath: cli.path("calcurse"), withIntermediateDirectories: true)
+            let imported = try Taskcal.execute(
+                "/usr/bin/env",
+                ["calcurse", "-D", cli.path("calcurse"), "-i", cli.path("out.ics")],
+                in: cli.directory)
+            #expect(imported.stdout.contains("4 todos / 0 skipped"), "\(imported.stdout)")
+            // calcurse marks a completed to-do with a minus sign.
+            let todo = try String(contentsOfFile: cli.path("calcurse/todo"), encoding: .utf8)
+            #expect(todo.contains("[-0] Small van"), "\(todo)")
+        }
         // And back: the diary's export reads as the same tree.
         #expect(
             try cli.run(["convert", cli.path("out.ics"), "-o", cli.path("back.json")]).status == 0)
