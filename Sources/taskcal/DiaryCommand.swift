@@ -89,7 +89,8 @@ struct DiaryCommand: ParsableCommand {
             """,
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
-            Check.self, Free.self, Stats.self, Done.self, Undo.self,
+            Check.self, Free.self, Stats.self, Done.self, Undo.self, AlarmSwitch.self,
+            AlarmList.self, Remind.self,
         ]
     )
 
@@ -157,6 +158,13 @@ struct DiaryCommand: ParsableCommand {
         @Flag(help: "A to-do: no time slot needed, none blocked.") var todo = false
         @Option(help: "With --todo: when it is due (a date, or a time).") var due: String?
         @Option(help: "With --todo: the to-do it is a subtask of.") var parent: Int64?
+        @Option(
+            parsing: .unconditionalSingleValue,
+            help: ArgumentHelp(
+                "An alarm: -15m (before the start; 1h, 1d, -PT10M), or a time (2026-12-01T09:00). May be repeated.",
+                valueName: "when"))
+        var alarm: [String] = []
+        @Flag(help: "An alarm when it ends (a to-do: when it is due).") var alarmAtEnd = false
         @Option(help: "Free text.") var description: String?
         @Option(help: "A category (a tag); may be repeated: --category Health --category Sport.")
         var category: [String] = []
@@ -287,6 +295,21 @@ struct DiaryCommand: ParsableCommand {
             }
             record.categories = category
             record.color = color
+            for text in alarm {
+                let trigger: Alarm.Trigger
+                if let duration = Alarms.duration(text) {
+                    trigger = .relative(duration, fromEnd: false)
+                } else {
+                    trigger = .absolute(try options.parseTime(text, option: "--alarm"))
+                }
+                record.alarms.append(Alarm(action: .display, trigger: trigger, description: name))
+            }
+            if alarmAtEnd {
+                record.alarms.append(
+                    Alarm(
+                        action: .display, trigger: .relative("PT0S", fromEnd: true),
+                        description: name))
+            }
             if let rule = try recurrenceRule() {
                 record.recurrence = Recurrence(rule: rule)
                 record.timeZone = options.time.zone
