@@ -90,7 +90,7 @@ struct DiaryCommand: ParsableCommand {
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
             Check.self, Free.self, Stats.self, Done.self, Undo.self, AlarmSwitch.self,
-            AlarmList.self, Remind.self,
+            AlarmList.self, Remind.self, AttachmentList.self, AttachmentGet.self,
         ]
     )
 
@@ -165,6 +165,11 @@ struct DiaryCommand: ParsableCommand {
                 valueName: "when"))
         var alarm: [String] = []
         @Flag(help: "An alarm when it ends (a to-do: when it is due).") var alarmAtEnd = false
+        @Option(
+            help: ArgumentHelp(
+                "Attach a file (kept inside the diary up to 1 MB, else by its path) or a URL. May be repeated.",
+                valueName: "file-or-url"))
+        var attach: [String] = []
         @Option(help: "Free text.") var description: String?
         @Option(help: "A category (a tag); may be repeated: --category Health --category Sport.")
         var category: [String] = []
@@ -295,6 +300,7 @@ struct DiaryCommand: ParsableCommand {
             }
             record.categories = category
             record.color = color
+            record.attachments = try attach.map(Attachments.attachment)
             for text in alarm {
                 let trigger: Alarm.Trigger
                 if let duration = Alarms.duration(text) {
@@ -496,6 +502,12 @@ struct DiaryCommand: ParsableCommand {
         var category: [String] = []
         @Option(help: "New colour, a CSS colour name (empty to remove it).") var color: String?
         @Option(
+            help: ArgumentHelp(
+                "Attach another file or URL. May be repeated.", valueName: "file-or-url"))
+        var attach: [String] = []
+        @Option(help: "Remove attachment N (diary attachments ID lists them). May be repeated.")
+        var detach: [Int] = []
+        @Option(
             help:
                 "Make it repeat by this RFC 5545 rule (FREQ=WEEKLY;BYDAY=TU,TH), or 'none' to stop it repeating."
         )
@@ -568,6 +580,15 @@ struct DiaryCommand: ParsableCommand {
             if let description { record.description = description.isEmpty ? nil : description }
             if !category.isEmpty { record.categories = category.filter { !$0.isEmpty } }
             if let color { record.color = color.isEmpty ? nil : color }
+            for number in Set(detach).sorted(by: >) {
+                guard number >= 1 && number <= record.attachments.count else {
+                    throw ValidationError(
+                        "--detach \(number): #\(id) has \(record.attachments.count) attachment\(record.attachments.count == 1 ? "" : "s")"
+                    )
+                }
+                record.attachments.remove(at: number - 1)
+            }
+            record.attachments += try attach.map(Attachments.attachment)
             if let rule {
                 if rule.lowercased() == "none" {
                     record.recurrence = nil

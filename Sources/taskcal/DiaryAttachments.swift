@@ -1,0 +1,208 @@
+import ArgumentParser
+import Diary
+import Foundation
+import TaskConversion
+import TaskModel
+
+/// Files attached to the diary's entries.
+enum Attachments {
+    /// Files up to this size are kept inside the diary; larger ones by their path.
+    static let inlineLimit = 1 << 20
+
+    /// Media types by file extension, for what people attach most.
+    static let types: [String: String] = [
+        "pdf": "application/pdf", "txt": "text/plain", "md": "text/markdown",
+        "html": "text/html", "csv": "text/csv", "json": "application/json",
+        "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
+        "webp": "image/webp", "svg": "image/svg+xml", "heic": "image/heic",
+        "mp3": "audio/mpeg", "ogg": "audio/ogg", "oga": "audio/ogg", "wav": "audio/wav",
+        "mp4": "video/mp4", "zip": "application/zip", "ics": "text/calendar",
+        "doc": "application/msword",
+        "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "odt": "application/vnd.oasis.opendocument.text",
+    ]
+
+    /// An attachment for `--attach`: a link for a URL, the bytes of a file up to
+    /// ``inlineLimit``, else the file's absolute path (said on standard error).
+    static func attachment(_ text: String) throws -> Attachment {
+        if let scheme = text.range(
+            of: #"^[A-Za-z][A-Za-z0-9+.-]*://"#, options: .regularExpression),
+            !text[scheme].lowercased().hasPrefix("file:")
+        {
+            var link = Attachment(content: .url(text))
+            link.filename = URL(string: text)?.lastPathComponent.nilIfEmpty
+            return link
+        }
+        let url = URL(fileURLWithPath: text).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+            !isDirectory.boolValue
+        else {
+            throw ValidationError("--attach '\(text)': no such file (or a folder)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        var attachment: Attachment
+        if size <= inlineLimit {
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw ValidationError("--attach '\(text)': cannot read the file")
+            }
+            attachment = Attachment(content: .inline(data))
+        } else {
+            Console.note(
+                "warning: \(url.lastPathComponent) is \(size / 1024) KB, over the \(inlineLimit / 1024) KB kept inside the diary: kept by its path, \(url.path)"
+            )
+            attachment = Attachment(content: .path(url.path))
+        }
+        attachment.filename = url.lastPathComponent
+        attachment.mimeType = types[url.pathExtension.lowercased()]
+        return attachment
+    }
+
+    /// How big an attachment is and where, for people.
+    static func describe(_ attachment: Attachment) -> String {
+        switch attachment.content {
+        case .inline(let data):
+            return data.count < 1024 ? "\(data.count) bytes" : "\(data.count / 1024) KB"
+        case .url(let url): return url
+        case .path(let path): return path
+        }
+    }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty || self == "/" ? nil : self }
+}
+
+extension DiaryCommand {
+    struct AttachmentList: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "attachments", abstract: "List an entry's attachments.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The entry's id (a subtask's too).") var id: Int64
+        @Option(help: "text or json.") var format: ReportFormat = .text
+
+        func run() throws {
+            let store = try options.open()
+            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
+            guard let (entry, path) = Todos.locate(id, in: entries) else {
+                Console.error("no entry #\(id)")
+                throw ExitCode(1)
+            }
+            let record = Todos.node(at: path, in: entry)
+            switch format {
+            case .json:
+                var writer = JSONWriter()
+                writer.raw("[")
+                for (index, attachment) in record.attachments.enumerated() {
+                    writer.raw(index == 0 ? "\n" : ",\n")
+                    attachment.write(to: &writer)
+                }
+                writer.raw(record.attachments.isEmpty ? "]\n" : "\n]\n")
+                print(writer.text, terminator: "")
+            case .text:
+                if record.attachments.isEmpty {
+                    print("\(Todos.describe(record)) has no attachments.")
+                }
+                for (index, attachment) in record.attachments.enumerated() {
+                    print(
+                        "\(index + 1)  \(attachment.filename ?? "(no name)")  \(attachment.mimeType ?? "")  \(Attachments.describe(attachment))"
+                    )
+                }
+            }
+        }
+    }
+
+    struct AttachmentGet: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "attachment",
+            abstract: "Save an entry's attachment to a folder, or open it.",
+            discussion: """
+                The file is named ID-N-NAME, made safe (no folders, no ..); it never lands
+                outside DIR. --open saves it to a temporary folder (or takes the link) and
+                opens it with xdg-open.
+
+                Examples:
+                  taskcal diary attachment 5 1 --extract ~/Downloads
+                  taskcal diary attachment 5 2 --open
+                """)
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The entry's id (a subtask's too).") var id: Int64
+        @Argument(help: "The attachment's number, from 1 (diary attachments ID lists them).")
+        var number: Int
+        @Option(help: "Save it into this folder (made if missing).") var extract: String?
+        @Flag(help: "Open it with xdg-open.") var open = false
+
+        func validate() throws {
+            if (extract == nil) == !open {
+                throw ValidationError("give either --extract DIR or --open")
+            }
+        }
+
+        func run() throws {
+            let store = try options.open()
+            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
+            guard let (entry, path) = Todos.locate(id, in: entries) else {
+                Console.error("no entry #\(id)")
+                throw ExitCode(1)
+            }
+            let record = Todos.node(at: path, in: entry)
+            guard (1...max(1, record.attachments.count)).contains(number),
+                !record.attachments.isEmpty
+            else {
+                throw ValidationError(
+                    "\(Todos.describe(record)) has \(record.attachments.count) attachment\(record.attachments.count == 1 ? "" : "s"); there is no \(number)"
+                )
+            }
+            let attachment = record.attachments[number - 1]
+            var target: String
+            switch attachment.content {
+            case .url(let url):
+                guard open else {
+                    Console.error("attachment \(number) is a link, nothing to save: \(url)")
+                    throw ExitCode(1)
+                }
+                target = url
+            case .inline, .path:
+                let data: Data
+                switch attachment.content {
+                case .inline(let bytes): data = bytes
+                case .path(let file):
+                    guard let bytes = FileManager.default.contents(atPath: file) else {
+                        Console.error(
+                            "attachment \(number) was kept by its path, which cannot be read: \(file)"
+                        )
+                        throw ExitCode(1)
+                    }
+                    data = bytes
+                case .url: data = Data()
+                }
+                let folder =
+                    extract.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+                    ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                        "taskcal-\(getpid())")
+                let extraction = AttachmentExtraction(directory: folder, relativeTo: nil)
+                let name = AttachmentExtraction.safeName(
+                    attachment.filename, id: record.id, index: number)
+                let file = extraction.directory.appendingPathComponent(name)
+                do {
+                    try FileManager.default.createDirectory(
+                        at: extraction.directory, withIntermediateDirectories: true)
+                    try data.write(to: file, options: .atomic)
+                } catch {
+                    Console.error("cannot write \(file.path): \(error.localizedDescription)")
+                    throw ExitCode(2)
+                }
+                target = file.path
+                if !open { print(target) }
+            }
+            if open {
+                let status = try? Subprocess.run("/usr/bin/env", ["xdg-open", target])
+                guard status == 0 else {
+                    Console.error("xdg-open could not open \(target)")
+                    throw ExitCode(2)
+                }
+            }
+        }
+    }
+}
