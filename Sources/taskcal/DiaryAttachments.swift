@@ -1,6 +1,7 @@
 import ArgumentParser
 import Diary
 import Foundation
+import ICalendar
 import TaskConversion
 import TaskModel
 
@@ -25,12 +26,12 @@ enum Attachments {
 
     /// An attachment for `--attach`: a link for a URL, the bytes of a file up to
     /// ``inlineLimit``, else the file's absolute path (said on standard error).
-    static func attachment(_ text: String) throws -> Attachment {
+    static func attachment(_ text: String) throws -> TaskModel.Attachment {
         if let scheme = text.range(
             of: #"^[A-Za-z][A-Za-z0-9+.-]*://"#, options: .regularExpression),
             !text[scheme].lowercased().hasPrefix("file:")
         {
-            var link = Attachment(content: .url(text))
+            var link = TaskModel.Attachment(content: .url(text))
             link.filename = URL(string: text)?.lastPathComponent.nilIfEmpty
             return link
         }
@@ -42,17 +43,17 @@ enum Attachments {
             throw ValidationError("--attach '\(text)': no such file (or a folder)")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        var attachment: Attachment
+        var attachment: TaskModel.Attachment
         if size <= inlineLimit {
             guard let data = FileManager.default.contents(atPath: url.path) else {
                 throw ValidationError("--attach '\(text)': cannot read the file")
             }
-            attachment = Attachment(content: .inline(data))
+            attachment = TaskModel.Attachment(content: .inline(data))
         } else {
             Console.note(
                 "warning: \(url.lastPathComponent) is \(size / 1024) KB, over the \(inlineLimit / 1024) KB kept inside the diary: kept by its path, \(url.path)"
             )
-            attachment = Attachment(content: .path(url.path))
+            attachment = TaskModel.Attachment(content: .path(url.path))
         }
         attachment.filename = url.lastPathComponent
         attachment.mimeType = types[url.pathExtension.lowercased()]
@@ -60,7 +61,7 @@ enum Attachments {
     }
 
     /// How big an attachment is and where, for people.
-    static func describe(_ attachment: Attachment) -> String {
+    static func describe(_ attachment: TaskModel.Attachment) -> String {
         switch attachment.content {
         case .inline(let data):
             return data.count < 1024 ? "\(data.count) bytes" : "\(data.count / 1024) KB"
@@ -204,5 +205,39 @@ extension DiaryCommand {
                 }
             }
         }
+    }
+}
+
+/// The tracker's marks, kept as iCalendar lines of taskcal's own (`X-TASKCAL-EMOJI`,
+/// `X-TASKCAL-PINNED`) that travel in `ical_extra` and .ics, and that other apps skip.
+enum Marks {
+    static let emoji = "X-TASKCAL-EMOJI:"
+    static let pinned = "X-TASKCAL-PINNED:TRUE"
+
+    static func emoji(of record: TaskRecord) -> String? {
+        record.icalExtra.first { $0.uppercased().hasPrefix(emoji) }.map {
+            ContentLine.unescapedText(String($0.dropFirst(emoji.count)))
+        }
+    }
+
+    static func isPinned(_ record: TaskRecord) -> Bool {
+        record.icalExtra.contains { $0.uppercased() == pinned }
+    }
+
+    static func setEmoji(_ text: String?, on record: inout TaskRecord) {
+        record.icalExtra.removeAll { $0.uppercased().hasPrefix(emoji) }
+        if let text, !text.isEmpty {
+            record.icalExtra.append(emoji + ContentLine.escapedText(text))
+        }
+    }
+
+    static func setPinned(_ on: Bool, on record: inout TaskRecord) {
+        record.icalExtra.removeAll { $0.uppercased() == pinned }
+        if on { record.icalExtra.append(pinned) }
+    }
+
+    /// The name as lists show it: the emoji before it.
+    static func title(_ record: TaskRecord) -> String {
+        emoji(of: record).map { "\($0) \(record.name)" } ?? record.name
     }
 }

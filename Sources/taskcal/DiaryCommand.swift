@@ -175,6 +175,8 @@ struct DiaryCommand: ParsableCommand {
         var category: [String] = []
         @Option(help: "A colour: a CSS colour name such as turquoise (RFC 7986 COLOR).")
         var color: String?
+        @Option(help: "An emoji shown before the name in lists.") var emoji: String?
+        @Flag(help: "Pinned: listed first.") var pin = false
         @Option(help: "The id to use (default: the next free one).") var id: Int64?
         @Option(
             help: ArgumentHelp(
@@ -300,6 +302,14 @@ struct DiaryCommand: ParsableCommand {
             }
             record.categories = category
             record.color = color
+            if let emoji {
+                guard emoji.count <= 4, !emoji.contains(where: \.isNewline) else {
+                    throw ValidationError(
+                        "--emoji '\(emoji)': one emoji (or a few characters) is expected")
+                }
+                Marks.setEmoji(emoji, on: &record)
+            }
+            if pin { Marks.setPinned(true, on: &record) }
             record.attachments = try attach.map(Attachments.attachment)
             for text in alarm {
                 let trigger: Alarm.Trigger
@@ -382,6 +392,8 @@ struct DiaryCommand: ParsableCommand {
                     }
                 }
             }
+            // Pinned entries first, each group in its order.
+            records = records.filter(Marks.isPinned) + records.filter { !Marks.isPinned($0) }
             if todo {
                 DiaryCommand.printTodos(
                     records, show: open ? .open : done ? .done : .all, format: format, time: time)
@@ -397,6 +409,7 @@ struct DiaryCommand: ParsableCommand {
                     ($0.dateStart, $0.dateFinish, $0.id) < ($1.dateStart, $1.dateFinish, $1.id)
                 }
             }
+            records = records.filter(Marks.isPinned) + records.filter { !Marks.isPinned($0) }
             switch format {
             case .json:
                 print(
@@ -423,7 +436,8 @@ struct DiaryCommand: ParsableCommand {
                         note += "  [\(record.categories.joined(separator: ", "))]"
                     }
                     if let rule = record.recurrence?.rule { note += "  (repeats: \(rule))" }
-                    print("\(id)  \(when)  \(record.name)\(note)")
+                    if Marks.isPinned(record) { note += "  (pinned)" }
+                    print("\(id)  \(when)  \(Marks.title(record))\(note)")
                 }
             }
         }
@@ -501,6 +515,11 @@ struct DiaryCommand: ParsableCommand {
         )
         var category: [String] = []
         @Option(help: "New colour, a CSS colour name (empty to remove it).") var color: String?
+        @Option(help: "New emoji (empty to remove it).") var emoji: String?
+        @Flag(
+            inversion: .prefixedNo,
+            help: "Pin it (listed first), or --no-pin.")
+        var pin: Bool?
         @Option(
             help: ArgumentHelp(
                 "Attach another file or URL. May be repeated.", valueName: "file-or-url"))
@@ -580,6 +599,8 @@ struct DiaryCommand: ParsableCommand {
             if let description { record.description = description.isEmpty ? nil : description }
             if !category.isEmpty { record.categories = category.filter { !$0.isEmpty } }
             if let color { record.color = color.isEmpty ? nil : color }
+            if let emoji { Marks.setEmoji(emoji, on: &record) }
+            if let pin { Marks.setPinned(pin, on: &record) }
             for number in Set(detach).sorted(by: >) {
                 guard number >= 1 && number <= record.attachments.count else {
                     throw ValidationError(

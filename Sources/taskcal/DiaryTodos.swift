@@ -211,8 +211,9 @@ extension DiaryCommand {
                 if let due = Todos.due(record, time) { notes.append(due) }
                 if record.status == .inProcess { notes.append("in progress") }
                 if record.status == .cancelled { notes.append("cancelled") }
+                if Marks.isPinned(record) { notes.append("pinned") }
                 var text =
-                    "\(id)  \(String(repeating: "  ", count: depth))[\(record.done ? "x" : " ")] \(record.name)"
+                    "\(id)  \(String(repeating: "  ", count: depth))[\(record.done ? "x" : " ")] \(Marks.title(record))"
                 if !notes.isEmpty { text += "  (\(notes.joined(separator: ", ")))" }
                 if !record.categories.isEmpty {
                     text += "  [\(record.categories.joined(separator: ", "))]"
