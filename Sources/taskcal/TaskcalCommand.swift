@@ -22,7 +22,7 @@ struct TaskcalCommand: ParsableCommand {
         version: "1.0.0",
         subcommands: [
             Convert.self, Validate.self, Lint.self, Overlaps.self, Agenda.self, Month.self,
-            Free.self, Stats.self,
+            Free.self, Stats.self, Inbox.self,
             DiaryCommand.self,
         ]
     )
