@@ -174,12 +174,40 @@ struct Inbox: ParsableCommand {
             abstract: "List the invitations and what each would collide with.")
         @OptionGroup var options: Options
         @Argument(help: "Invitation .ics files, or folders of them.") var paths: [String]
+        @Option(help: "text or json.") var format: ReportFormat = .text
 
         func run() throws {
             let time = options.store.time
             let messages = try options.messages(paths)
             let store = try options.store.open()
             let entries = try options.store.run { () throws(DiaryError) in try store.allEntries() }
+            if format == .json {
+                var writer = JSONWriter()
+                writer.raw("[")
+                for (index, message) in messages.enumerated() {
+                    writer.raw(index == 0 ? "\n" : ",\n")
+                    writer.begin()
+                    writer.field("number", number: Int64(index + 1))
+                    writer.field("uid", string: message.uid)
+                    writer.field("method", string: message.method)
+                    writer.field("file", string: message.file)
+                    writer.key("record")
+                    message.main.write(to: &writer)
+                    if let existing = Options.entry(
+                        message.uid, in: entries, scheme: store.uidScheme)
+                    {
+                        writer.field("in_diary", number: existing.id)
+                    }
+                    writer.key("collides_with")
+                    writer.array(Options.collisions(of: message, in: entries, time: time)) {
+                        writer, other in writer.value(.number(String(other.id)))
+                    }
+                    writer.end()
+                }
+                writer.raw(messages.isEmpty ? "]\n" : "\n]\n")
+                print(writer.text, terminator: "")
+                return
+            }
             if messages.isEmpty { print("No invitations.") }
             for (index, message) in messages.enumerated() {
                 let main = message.main

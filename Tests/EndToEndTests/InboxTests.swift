@@ -58,6 +58,11 @@ struct InboxTests {
                 2  lunch@example.com  "Lunch"  2026-12-02 12:00–13:00 from Boss
 
                 """)
+        let json = try run(["inbox", cli.path("invites"), "--format", "json"])
+        let listed = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(listed.map { $0["uid"] as? String } == ["sync@example.com", "lunch@example.com"])
+        #expect(listed.first?["collides_with"] as? [Int] == [1])
         // A taken slot: refused, naming what is in the way.
         let refused = try run([
             "inbox", "accept", cli.path("invites"), "1", "--as", "me@example.com",
