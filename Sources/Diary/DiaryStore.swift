@@ -171,6 +171,11 @@ enum Rules {
         record.subtasks.map(highestID).reduce(record.id, max)
     }
 
+    /// Whether some subtask of `record` has no id yet.
+    static func needsIDs(_ record: TaskRecord) -> Bool {
+        record.subtasks.contains { $0.id <= 0 || needsIDs($0) }
+    }
+
     /// Gives the subtasks of `record` that have no id yet (0 or below) fresh ones, `next` on.
     static func giveIDs(to record: inout TaskRecord, from next: inout Int64) {
         for index in record.subtasks.indices {

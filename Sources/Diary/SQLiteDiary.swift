@@ -501,8 +501,10 @@ public final class SQLiteDiary: DiaryStore {
                         "\(record.id) is already used by \(DiaryError.describe(existing))")
                 ])
             }
-            var next = max(try Self.freshID(db), record.id + 1)
-            Rules.giveIDs(to: &record, from: &next)
+            if Rules.needsIDs(record) {
+                var next = max(try Self.freshID(db), record.id + 1)
+                Rules.giveIDs(to: &record, from: &next)
+            }
             let pairs = try Self.collisions(of: record, db)
             if let first = pairs.first {
                 var mine = first.mine
@@ -521,8 +523,10 @@ public final class SQLiteDiary: DiaryStore {
             // The entry itself, or one occurrence of it (changed before or changed now).
             let old = try Self.find(record.id, db)
             var record = record
-            var next = try Self.freshID(db)
-            Rules.giveIDs(to: &record, from: &next)
+            if Rules.needsIDs(record) {
+                var next = try Self.freshID(db)
+                Rules.giveIDs(to: &record, from: &next)
+            }
             if record.recurrenceID == nil && old.recurrenceID == nil {
                 // A series moved takes its changed occurrences along; they are put in place
                 // first, so that the series' own check sees the slots they free.

@@ -353,8 +353,10 @@ public final class VdirDiary: DiaryStore {
                     )
                 ])
             }
-            var next = max(try freshID(existing), record.id + 1)
-            Rules.giveIDs(to: &record, from: &next)
+            if Rules.needsIDs(record) {
+                var next = max(try freshID(existing), record.id + 1)
+                Rules.giveIDs(to: &record, from: &next)
+            }
             let pairs = try Rules.collisions(of: record, in: Rules.units(existing))
             if let first = pairs.first {
                 var mine = first.mine
@@ -376,8 +378,10 @@ public final class VdirDiary: DiaryStore {
             // The entry's records with this one in its place (the entry, or one occurrence);
             // a series moved takes its changed occurrences along.
             var record = record
-            var next = try freshID(loaded.map(\.record))
-            Rules.giveIDs(to: &record, from: &next)
+            if Rules.needsIDs(record) {
+                var next = try freshID(loaded.map(\.record))
+                Rules.giveIDs(to: &record, from: &next)
+            }
             var changes = old.map(\.record).filter { $0.recurrenceID != nil }
             var movedChanges: [TaskRecord] = []
             if record.recurrenceID == nil,
