@@ -112,12 +112,12 @@ struct DiaryCommandTests {
         let week = try diary(["list", "--from", "2026-11-23", "--to", "2026-12-03"])
         #expect(
             week.stdout == """
-                #1  2026-11-23 Mon 09:30–10:00  Planning
+                #1  2026-11-23 Mon 09:30–10:00  Planning  [Work, Team]
                 #4  2026-11-25 Wed 09:30–10:00  Dentist
                 #1  2026-11-25 Wed 14:00–14:30  Planning (moved to the afternoon)
                 #3  2026-11-26 Thu 18:00–19:30  Climbing (floating time: read in X-WR-TIMEZONE)
-                #1  2026-11-30 Mon 16:00–16:30  Planning, late
-                #1  2026-12-02 Wed 09:30–10:00  Planning
+                #1  2026-11-30 Mon 16:00–16:30  Planning, late  [Work, Team]
+                #1  2026-12-02 Wed 09:30–10:00  Planning  [Work, Team]
 
                 """, "\(week.stderr)")
         let again = try diary([
