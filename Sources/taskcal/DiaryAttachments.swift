@@ -195,7 +195,8 @@ extension DiaryCommand {
                     throw ExitCode(2)
                 }
                 target = file.path
-                if !open { print(target) }
+                // Said as the user named the folder.
+                if !open, let extract { print((extract as NSString).appendingPathComponent(name)) }
             }
             if open {
                 let status = try? Subprocess.run("/usr/bin/env", ["xdg-open", target])
