@@ -108,7 +108,7 @@ struct Convert: ParsableCommand {
             "IANA time zone (Europe/Moscow).",
             discussion:
                 "Writing .ics: times are written in this zone with a VTIMEZONE (default UTC). Reading .ics: floating times (no zone) are read in it (default: the file's X-WR-TIMEZONE, else the local zone).",
-            valueName: "zone"))
+            valueName: "zone"), completion: .list(TimeZones.allNames))
     var tz: String?
 
     @Option(
@@ -376,7 +376,8 @@ struct Validate: ParsableCommand {
     var from: Format?
 
     @Option(
-        help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).")
+        help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).",
+        completion: .list(TimeZones.allNames))
     var tz: String?
 
     @Flag(help: "Count readings taskcal chose for unclear .ics input as problems.")

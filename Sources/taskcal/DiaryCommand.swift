@@ -16,7 +16,9 @@ struct StoreOptions: ParsableArguments {
         ))
     var store: String?
 
-    @Option(help: "IANA zone for times on the command line and in text output (default: local).")
+    @Option(
+        help: "IANA zone for times on the command line and in text output (default: local).",
+        completion: .list(TimeZones.allNames))
     var tz: String?
 
     func validate() throws { try Zone.validate(tz) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ICalendar
 import TaskConversion
 
 extension CalendarApp: ExpressibleByArgument {}
@@ -50,7 +51,8 @@ struct Lint: ParsableCommand {
     var from: Format?
 
     @Option(
-        help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).")
+        help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).",
+        completion: .list(TimeZones.allNames))
     var tz: String?
 
     @Option(help: "text for people (default), json for scripts.")

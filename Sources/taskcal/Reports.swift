@@ -13,7 +13,9 @@ enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// What every report reads: input files, their format, and the zone to show times in.
 struct ReportInputs: ParsableArguments {
-    @Option(help: "IANA zone to show times in and to read floating .ics times in (default: local).")
+    @Option(
+        help: "IANA zone to show times in and to read floating .ics times in (default: local).",
+        completion: .list(TimeZones.allNames))
     var tz: String?
 
     @Option(

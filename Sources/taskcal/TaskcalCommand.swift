@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ICalendar
 
 @main
 struct TaskcalCommand: ParsableCommand {
@@ -17,9 +18,21 @@ struct TaskcalCommand: ParsableCommand {
             (.jscal.json, RFC 8984) is the JSON calendar format of JMAP servers.
 
             Exit codes: 0 success; 1 the command found what it reports (an invalid file
-            under validate); 2 bad usage or unreadable input.
+            under validate, an overlap, a refused diary write, no free time); 2 bad usage or
+            unreadable input.
+
+            Environment: TASKCAL_STORE, the diary when --store is not given; XDG_DATA_HOME,
+            where the default diary lies ($XDG_DATA_HOME/taskcal/diary.sqlite, else
+            ~/.local/share/taskcal/diary.sqlite); TZ, the local zone (--tz overrides it);
+            SOURCE_DATE_EPOCH, the DTSTAMP and updated times written (byte-identical output);
+            NO_COLOR (or TERM=dumb), no colours on a terminal; DISPLAY or WAYLAND_DISPLAY, a
+            desktop session for diary remind's notify-send.
+
+            Files: the diary (SQLite, or vdir:DIR of .ics files); DIARY.reminded, what diary
+            remind fired; DIARY.inbox.log, the inbox's decisions.
             """,
-        version: "1.0.0",
+        version:
+            "taskcal 1.0.0, libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded)",
         subcommands: [
             Convert.self, Validate.self, Lint.self, Overlaps.self, Agenda.self, Month.self,
             Free.self, Stats.self, Inbox.self,

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Scripts/install.sh [--uninstall] [PREFIX]
+#
+# Builds taskcal in release mode and installs, under PREFIX (default /usr/local; ~/.local for
+# one user):
+#   PREFIX/bin/taskcal
+#   PREFIX/share/man/man1/taskcal.1, taskcal.convert.1, … (generated from the command
+#       definitions by swift-argument-parser's generate-manual plugin: they match --help)
+#   PREFIX/share/bash-completion/completions/taskcal
+#   PREFIX/share/zsh/site-functions/_taskcal
+#   PREFIX/share/fish/vendor_completions.d/taskcal.fish
+# --uninstall removes exactly those files. Needs what the build needs (README) and nothing else.
+# TASKCAL_BUILD_PATH: the build folder (default .build; the tests use another, since a running
+# `swift test` holds .build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+uninstall=false
+if [ "${1:-}" = "--uninstall" ]; then
+    uninstall=true
+    shift
+fi
+prefix=${1:-${PREFIX:-/usr/local}}
+bin="$prefix/bin"
+man="$prefix/share/man/man1"
+bash_dir="$prefix/share/bash-completion/completions"
+zsh_dir="$prefix/share/zsh/site-functions"
+fish_dir="$prefix/share/fish/vendor_completions.d"
+
+if $uninstall; then
+    rm -f "$bin/taskcal" "$man"/taskcal.*1 "$bash_dir/taskcal" "$zsh_dir/_taskcal" \
+        "$fish_dir/taskcal.fish"
+    echo "taskcal: removed from $prefix"
+    exit 0
+fi
+
+scratch=${TASKCAL_BUILD_PATH:-.build}
+swift build -c release --product taskcal --scratch-path "$scratch" >/dev/null
+built=$(swift build -c release --scratch-path "$scratch" --show-bin-path)/taskcal
+pages=$(mktemp -d)
+trap 'rm -rf "$pages"' EXIT
+swift package --scratch-path "$scratch" --allow-writing-to-directory "$pages" generate-manual \
+    --output-directory "$pages" --multi-page >/dev/null
+
+mkdir -p "$bin" "$man" "$bash_dir" "$zsh_dir" "$fish_dir"
+install -m 0755 "$built" "$bin/taskcal"
+install -m 0644 "$pages"/*.1 "$man/"
+"$built" --generate-completion-script bash >"$bash_dir/taskcal"
+"$built" --generate-completion-script zsh >"$zsh_dir/_taskcal"
+"$built" --generate-completion-script fish >"$fish_dir/taskcal.fish"
+echo "taskcal: installed $bin/taskcal, $(ls "$pages" | wc -l) man pages in $man, completions for bash, zsh and fish"
+case ":$PATH:" in
+*":$bin:"*) ;;
+*) echo "taskcal: $bin is not on PATH; add it to use taskcal by name" ;;
+esac

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+let manAvailable = available("man", ["--version"])
+
+@Suite("Installs like a Linux tool: binary, man pages and completions under a PREFIX")
+struct InstallTests {
+    @Test(
+        "Scripts/install.sh PREFIX installs what the README says, and --uninstall removes it",
+        .enabled(if: manAvailable || required, "man is not installed (apt-get install man-db)"))
+    func install() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let prefix = cli.path("prefix")
+        let script = Taskcal.packageRoot.appendingPathComponent("Scripts/install.sh").path
+        // A build folder of its own: the running `swift test` holds .build.
+        let installed = try Taskcal.execute(
+            "/bin/bash", [script, prefix], in: Taskcal.packageRoot,
+            environment: ["TASKCAL_BUILD_PATH": ".build-install"])
+        #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        #expect(installed.stdout.contains("man pages in \(prefix)/share/man/man1"))
+        // The installed binary runs and says which libical it was built against and runs on.
+        let version = try Taskcal.execute("\(prefix)/bin/taskcal", ["--version"], in: cli.directory)
+        #expect(version.status == 0)
+        #expect(
+            version.stdout.range(
+                of: #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\)\n$"#,
+                options: .regularExpression) != nil, "\(version.stdout)")
+        // A page per command, generated from the definitions: the options --help gives.
+        let page = "\(prefix)/share/man/man1/taskcal.diary.free.1"
+        let man = try Taskcal.execute(
+            "/usr/bin/env", ["man", "-l", page], in: cli.directory)
+        #expect(man.status == 0, "\(man.stderr)")
+        #expect(man.stdout.contains("--hours"), "\(man.stdout)")
+        let root = try String(
+            contentsOfFile: "\(prefix)/share/man/man1/taskcal.1", encoding: .utf8)
+        #expect(root.contains("TASKCAL_STORE") && root.contains("SOURCE_DATE_EPOCH"))
+        // bash completes subcommands and zone names.
+        let completion = "\(prefix)/share/bash-completion/completions/taskcal"
+        func complete(_ words: [String]) throws -> String {
+            let line = words.joined(separator: " ")
+            let script = """
+                source '\(completion)'
+                COMP_WORDS=(\(words.map { "'\($0)'" }.joined(separator: " ")))
+                COMP_CWORD=\(words.count - 1); COMP_LINE='\(line)'; COMP_POINT=\(line.utf8.count)
+                _taskcal taskcal '\(words.last ?? "")' '\(words.dropLast().last ?? "")'
+                echo "${COMPREPLY[@]}"
+                """
+            return try Taskcal.execute(
+                "/bin/bash", ["-c", script], in: cli.directory,
+                environment: ["PATH": "\(prefix)/bin:/usr/bin:/bin"]
+            ).stdout
+        }
+        #expect(try complete(["taskcal", "conv"]) == "convert\n")
+        #expect(try complete(["taskcal", "free", "--tz", "Europe/Mosc"]) == "Europe/Moscow\n")
+        for file in [
+            "share/zsh/site-functions/_taskcal", "share/fish/vendor_completions.d/taskcal.fish",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: "\(prefix)/\(file)"), "\(file)")
+        }
+        let removed = try Taskcal.execute(
+            "/bin/bash", [script, "--uninstall", prefix], in: Taskcal.packageRoot)
+        #expect(removed.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: "\(prefix)/bin/taskcal"))
+        #expect(!FileManager.default.fileExists(atPath: page))
+        #expect(!FileManager.default.fileExists(atPath: completion))
+    }
+}
