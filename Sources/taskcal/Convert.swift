@@ -8,6 +8,7 @@ extension Format: ExpressibleByArgument {}
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Convert between JSON, NDJSON, iCalendar (.ics), jCal (.jcal) and JSCalendar.",
         discussion: """
             Formats come from the file extensions (.json, .ndjson/.jsonl, .ics, .jcal, .jscal.json); use \
@@ -108,7 +109,8 @@ struct Convert: ParsableCommand {
             "IANA time zone (Europe/Moscow).",
             discussion:
                 "Writing .ics: times are written in this zone with a VTIMEZONE (default UTC). Reading .ics: floating times (no zone) are read in it (default: the file's X-WR-TIMEZONE, else the local zone).",
-            valueName: "zone"), completion: .list(TimeZones.allNames))
+            valueName: "zone"),
+        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
     @Option(
@@ -345,6 +347,7 @@ struct Convert: ParsableCommand {
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract:
             "Check task files (JSON, NDJSON, .ics, .jcal, .jscal.json) and report every problem.",
         discussion: """
@@ -377,7 +380,7 @@ struct Validate: ParsableCommand {
 
     @Option(
         help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).",
-        completion: .list(TimeZones.allNames))
+        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
     @Flag(help: "Count readings taskcal chose for unclear .ics input as problems.")

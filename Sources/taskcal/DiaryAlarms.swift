@@ -224,6 +224,7 @@ extension DiaryCommand {
 
     struct Remind: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remind",
             abstract: "Fire the alarms due since the last run; for cron or a systemd timer.",
             discussion: """
                 Each alarm due since remind last ran (at most --catch-up before now; on the

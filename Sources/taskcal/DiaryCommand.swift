@@ -18,7 +18,7 @@ struct StoreOptions: ParsableArguments {
 
     @Option(
         help: "IANA zone for times on the command line and in text output (default: local).",
-        completion: .list(TimeZones.allNames))
+        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
     func validate() throws { try Zone.validate(tz) }
@@ -98,6 +98,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Free: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "free",
             abstract: "List the diary's free time (taskcal free --store, for the diary).",
             discussion: """
                 Examples:
@@ -120,6 +121,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Statistics of the diary (taskcal stats --store, for the diary).",
             discussion: """
                 Examples:
@@ -142,6 +144,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add an entry or a to-do; prints its id.",
             discussion: """
                 An entry takes --start and --end, and is refused if it overlaps another.
@@ -343,7 +346,8 @@ struct DiaryCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List entries sorted by start.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List entries sorted by start.")
         @OptionGroup var options: StoreOptions
         @Option(help: "Only entries touching this time or later.") var from: String?
         @Option(help: "Only entries before this time.") var to: String?
@@ -447,6 +451,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one entry.",
             discussion: """
                 A repeating entry is shown with its rule and its changed occurrences; with
@@ -504,6 +509,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Change an entry; it may overlap only its own old slot.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The entry's id.") var id: Int64
@@ -651,6 +657,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete an entry, or a subtask with its own subtasks.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The entry's id.") var id: Int64
@@ -671,6 +678,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import JSON, NDJSON or .ics files: all or nothing.",
             discussion: """
                 If any record is invalid or collides (with the diary or with another record of
@@ -727,6 +735,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write every entry to a JSON, NDJSON or .ics file.")
         @OptionGroup var options: StoreOptions
         @Option(name: .shortAndLong, help: "Output file (- for standard output, with --to).")
@@ -768,6 +777,7 @@ struct DiaryCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check the diary's integrity: readable, no overlaps.")
         @OptionGroup var options: StoreOptions
 

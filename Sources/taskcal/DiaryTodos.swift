@@ -76,6 +76,7 @@ enum Todos {
 extension DiaryCommand {
     struct Done: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "done",
             abstract: "Mark a to-do done; its parent is done too once all its subtasks are.",
             discussion: """
                 A to-do with open subtasks is refused, naming them, unless --all marks them
@@ -139,6 +140,7 @@ extension DiaryCommand {
 
     struct Undo: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "undo",
             abstract: "Open a done to-do again; a parent done with it is open again too.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The to-do's id (a subtask's too).") var id: Int64

@@ -10,6 +10,7 @@ import TaskModel
 /// cancellations of entries taken before.
 struct Inbox: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inbox",
         abstract: "Invitations (.ics with METHOD:REQUEST or CANCEL): list, accept, decline.",
         discussion: """
             Reads invitations as mail programs save them (.ics files, or folders of them) and
@@ -171,6 +172,7 @@ struct Inbox: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the invitations and what each would collide with.")
         @OptionGroup var options: Options
         @Argument(help: "Invitation .ics files, or folders of them.") var paths: [String]
@@ -301,6 +303,7 @@ struct Inbox: ParsableCommand {
 
     struct Accept: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Accept an invitation: into the diary, and a reply to send back.")
         @OptionGroup var options: Options
         @Argument(help: "Invitation .ics files, or folders of them.") var path: String
@@ -384,6 +387,7 @@ struct Inbox: ParsableCommand {
 
     struct Decline: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decline",
             abstract: "Decline an invitation: a reply to send back, and a line in the log.")
         @OptionGroup var options: Options
         @Argument(help: "Invitation .ics files, or folders of them.") var path: String

@@ -7,6 +7,7 @@ extension CalendarApp: ExpressibleByArgument {}
 
 struct Lint: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "lint",
         abstract: "Say what a calendar app will refuse, drop or change when it imports a file.",
         discussion: """
             Reads .ics (any app's, not only taskcal's) or task files (as taskcal would \
@@ -52,7 +53,7 @@ struct Lint: ParsableCommand {
 
     @Option(
         help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).",
-        completion: .list(TimeZones.allNames))
+        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
     @Option(help: "text for people (default), json for scripts.")

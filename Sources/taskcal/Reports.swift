@@ -15,7 +15,7 @@ enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
 struct ReportInputs: ParsableArguments {
     @Option(
         help: "IANA zone to show times in and to read floating .ics times in (default: local).",
-        completion: .list(TimeZones.allNames))
+        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
     @Option(
@@ -147,6 +147,7 @@ struct ReportInputs: ParsableArguments {
 
 struct Overlaps: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "overlaps",
         abstract: "Report every pair of entries whose times overlap.",
         discussion: """
             Reads JSON, NDJSON and .ics files (several at once, mixed) and lists every
@@ -252,6 +253,7 @@ let timeForms =
 
 struct Agenda: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "agenda",
         abstract: "Show a day as hour slots with the entries in each.",
         discussion: """
             The day screen of a diary: one row an hour from midnight to midnight in --tz
@@ -311,6 +313,7 @@ struct Agenda: ParsableCommand {
 
 struct Month: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "month",
         abstract: "Show a month as a calendar grid, marking days with entries and today.",
         discussion: """
             Weeks run Monday to Sunday, like `cal -m`. A day with entries is marked *, today is
@@ -510,6 +513,7 @@ struct FreeTimeOptions: ParsableArguments {
 
 struct Free: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "free",
         abstract: "List the free time: the stretches no entry takes up.",
         discussion: """
             The inverse of overlaps: reads task files (or a diary with --store) and lists

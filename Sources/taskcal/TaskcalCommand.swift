@@ -31,8 +31,7 @@ struct TaskcalCommand: ParsableCommand {
             Files: the diary (SQLite, or vdir:DIR of .ics files); DIARY.reminded, what diary
             remind fired; DIARY.inbox.log, the inbox's decisions.
             """,
-        version:
-            "taskcal 1.0.0, libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded)",
+        version: TaskcalCommand.version,
         subcommands: [
             Convert.self, Validate.self, Lint.self, Overlaps.self, Agenda.self, Month.self,
             Free.self, Stats.self, Inbox.self,
@@ -40,12 +39,24 @@ struct TaskcalCommand: ParsableCommand {
         ]
     )
 
+    static let version = "taskcal 1.0.0"
+
+    /// `--version`: taskcal's, and libical's as built against and as loaded (worked out only
+    /// when asked: reading the process's map costs what a small conversion does).
+    static var fullVersion: String {
+        "\(version), libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded)"
+    }
+
     /// Runs the command line. Usage errors exit with 2, the code DESIGN.md fixes for bad
     /// usage (ArgumentParser's own default is 64).
     static func main() {
         // A file-size limit (ulimit -f) must be a write error taskcal reports, with nothing
         // half-written, not a signal that kills it mid-write.
         signal(SIGXFSZ, SIG_IGN)
+        if CommandLine.arguments.dropFirst() == ["--version"] {
+            print(fullVersion)
+            return
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
