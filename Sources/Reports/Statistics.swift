@@ -184,12 +184,18 @@ public struct Statistics: Sendable {
         }
     }
 
-    /// One JSON object; times as Unix seconds in strings, durations in minutes.
+    /// Whether there is no window: nothing with a time, and none asked for.
+    public var isEmpty: Bool { window.finish <= window.start }
+
+    /// One JSON object; times as Unix seconds in strings, durations in minutes; no window
+    /// when there is none.
     public func json() -> String {
         var writer = JSONWriter()
         writer.begin()
-        writer.field("date_start", numberString: window.start)
-        writer.field("date_finish", numberString: window.finish)
+        if !isEmpty {
+            writer.field("date_start", numberString: window.start)
+            writer.field("date_finish", numberString: window.finish)
+        }
         writer.field("entries", number: Int64(entries))
         writer.field("busy_minutes", number: busy / 60)
         if let longestFree {
@@ -232,8 +238,11 @@ public struct Statistics: Sendable {
         func days(_ count: Int) -> String { "\(count) day\(count == 1 ? "" : "s")" }
         var out =
             style.strong(
-                "Statistics \(time.day(of: window.start)) \(time.clock(window.start)) – "
-                    + "\(time.day(of: window.finish)) \(time.clock(window.finish)) (\(time.zone))")
+                isEmpty
+                    ? "Statistics (no entries with a time; \(time.zone))"
+                    : "Statistics \(time.day(of: window.start)) \(time.clock(window.start)) – "
+                        + "\(time.day(of: window.finish)) \(time.clock(window.finish)) (\(time.zone))"
+            )
             + "\n"
         var rows: [(String, String)] = [
             ("entries", OverlapReport.grouped(entries)),

@@ -43,6 +43,12 @@ struct StatisticsTests {
         #expect(
             (stats["entries"] as? Int)
                 == groups.map { $0["entries"] as? Int ?? 0 }.reduce(0, +))
+        // Nothing with a time: said so, not a window at 1970.
+        try cli.write("todo.json", #"[{"id": 1, "name": "Taxes", "kind": "todo"}]"#)
+        let todo = try cli.run(["stats", cli.path("todo.json"), "--tz", "UTC"])
+        #expect(
+            todo.stdout.hasPrefix("Statistics (no entries with a time; UTC)\n"), "\(todo.stdout)")
+        #expect(todo.stdout.contains("  to-dos        1 open, 0 done\n"))
         // Options are checked before anything is read.
         let bad = try cli.run(["stats", Taskcal.sample("overlaps.json"), "--by", "year"])
         #expect(bad.status == 2)
