@@ -81,6 +81,9 @@ struct DiaryCommand: ParsableCommand {
               taskcal diary add --name Dentist --start 2026-11-27T09:00 \\
                                 --end 2026-11-27T10:00
               taskcal diary list --day 2026-11-27
+              taskcal diary add --todo --name "Pay rent" --due 2026-12-01 --alarm -1d
+              taskcal diary list --todo
+              taskcal diary free --hours 09:00-18:00 --days MO-FR --min 1h
               taskcal diary edit 3 --end 2026-11-27T10:30
               taskcal diary import export.ics --skip-conflicts
               taskcal diary export -o backup.json
