@@ -71,7 +71,7 @@ public struct FreeTime: Sendable {
 
     /// The window asked about.
     public var window: TimeSpan
-    /// The free stretches listed, in order: the first ``limit``.
+    /// The free stretches listed, in order: the first `limit` of them.
     public var slots: [TimeSpan]
     /// How many free stretches there are in all, listed or not.
     public var total: Int
