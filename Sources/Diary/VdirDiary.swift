@@ -87,12 +87,21 @@ public final class VdirDiary: DiaryStore {
     }
 
     private static func writeState(_ state: State, _ folder: URL) throws(DiaryError) {
+        // Written beside it and renamed over it, under a name the debris sweep knows
+        // (`.taskcal-diary.PID`): Foundation's atomic write leaves `.dat.nosync…` files when
+        // the process is killed, which no later writer would recognise.
+        let target = stateFile(folder).path
+        let temporary = target + ".\(getpid())"
         do {
             let data = try JSONEncoder().encode(state)
-            try data.write(to: stateFile(folder), options: .atomic)
-            chmod(stateFile(folder).path, 0o600)
+            guard
+                FileManager.default.createFile(
+                    atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
+            else { throw CocoaError(.fileWriteUnknown) }
+            guard rename(temporary, target) == 0 else { throw CocoaError(.fileWriteUnknown) }
         } catch {
-            throw .storage("cannot write \(stateFile(folder).path): \(error.localizedDescription)")
+            unlink(temporary)
+            throw .storage("cannot write \(target): \(error.localizedDescription)")
         }
     }
 
@@ -483,10 +492,15 @@ public final class VdirDiary: DiaryStore {
                 throw .storage("nothing was imported: \(error.description)")
             }
             let list = moves.map { "\($0.0)\t\($0.1)" }.joined(separator: "\n") + "\n"
-            do {
-                try Data(list.utf8).write(to: pendingList, options: .atomic)
-            } catch {
-                throw .storage("cannot write \(pendingList.path): \(error.localizedDescription)")
+            // Beside it and renamed (`.taskcal-pending.PID`, which the debris sweep knows), not
+            // through Foundation's atomic write, whose temporary file a kill would leave behind.
+            let temporary = pendingList.path + ".\(getpid())"
+            guard FileManager.default.createFile(atPath: temporary, contents: Data(list.utf8)),
+                rename(temporary, pendingList.path) == 0
+            else {
+                unlink(temporary)
+                throw .storage(
+                    "cannot write \(pendingList.path): \(String(cString: strerror(errno)))")
             }
             try finishPendingImport()
             try noteGiven(plan.accepted.map(Rules.highestID).max() ?? 0)
