@@ -559,7 +559,8 @@ public final class SQLiteDiary: DiaryStore {
                 sql: "DELETE FROM entry WHERE id = ? AND recurrence_id IS ?",
                 arguments: [record.id, record.recurrenceID])
             try Self.insert(record, db)
-            try Self.noteGiven(Rules.highestID(in: record), db)
+            // Its own id was given when it was added; subtasks may bring new ones.
+            if !record.subtasks.isEmpty { try Self.noteGiven(Rules.highestID(in: record), db) }
         }
     }
 

@@ -420,7 +420,8 @@ public final class VdirDiary: DiaryStore {
             for file in Set(old.map(\.file)) where file != name {
                 try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
             }
-            try noteGiven(Rules.highestID(in: record))
+            // Its own id was given when it was added; subtasks may bring new ones.
+            if !record.subtasks.isEmpty { try noteGiven(Rules.highestID(in: record)) }
         }
     }
 

@@ -137,13 +137,7 @@ extension DiaryCommand {
         @Option(help: "Only this alarm (1 is the first; default: all of them).") var number: Int?
 
         func run() throws {
-            let store = try options.open()
-            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
-            guard let (entry, path) = Todos.locate(id, in: entries) else {
-                Console.error("no entry #\(id)")
-                throw ExitCode(1)
-            }
-            let record = Todos.node(at: path, in: entry)
+            let (store, entry, path, record) = try options.locate(id).parts
             guard !record.alarms.isEmpty else {
                 Console.error("\(Todos.describe(record)) has no alarm")
                 throw ExitCode(1)

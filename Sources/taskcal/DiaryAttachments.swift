@@ -84,13 +84,7 @@ extension DiaryCommand {
         @Option(help: "text or json.") var format: ReportFormat = .text
 
         func run() throws {
-            let store = try options.open()
-            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
-            guard let (entry, path) = Todos.locate(id, in: entries) else {
-                Console.error("no entry #\(id)")
-                throw ExitCode(1)
-            }
-            let record = Todos.node(at: path, in: entry)
+            let record = try options.locate(id).record
             switch format {
             case .json:
                 var writer = JSONWriter()
@@ -141,16 +135,8 @@ extension DiaryCommand {
         }
 
         func run() throws {
-            let store = try options.open()
-            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
-            guard let (entry, path) = Todos.locate(id, in: entries) else {
-                Console.error("no entry #\(id)")
-                throw ExitCode(1)
-            }
-            let record = Todos.node(at: path, in: entry)
-            guard (1...max(1, record.attachments.count)).contains(number),
-                !record.attachments.isEmpty
-            else {
+            let record = try options.locate(id).record
+            guard number >= 1 && number <= record.attachments.count else {
                 throw ValidationError(
                     "\(Todos.describe(record)) has \(record.attachments.count) attachment\(record.attachments.count == 1 ? "" : "s"); there is no \(number)"
                 )

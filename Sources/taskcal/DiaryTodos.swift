@@ -62,14 +62,39 @@ enum Todos {
     static func due(_ record: TaskRecord, _ time: LocalTime) -> String? {
         guard let due = record.due else { return nil }
         if record.allDay && due % 86_400 == 0 {
-            return "due "
-                + LocalTime.Day(
-                    year: DateTimeValue(utcEpoch: due).year,
-                    month: DateTimeValue(utcEpoch: due).month,
-                    day: DateTimeValue(utcEpoch: due).day
-                ).description
+            // A date: kept as its UTC midnight in the task format.
+            let date = DateTimeValue(utcEpoch: due)
+            return "due \(LocalTime.Day(year: date.year, month: date.month, day: date.day))"
         }
         return "due \(time.day(of: due)) \(time.clock(due))"
+    }
+}
+
+/// An entry or subtask found by its id: the store, the top-level entry that holds it, the path
+/// down to it, and the record itself.
+struct Located {
+    var store: any DiaryStore
+    var entry: TaskRecord
+    var path: [Int]
+    var record: TaskRecord
+
+    var parts: (store: any DiaryStore, entry: TaskRecord, path: [Int], record: TaskRecord) {
+        (store, entry, path, record)
+    }
+}
+
+extension StoreOptions {
+    /// Opens the diary and finds entry (or subtask) `id`; says there is none and exits 1 when
+    /// so.
+    func locate(_ id: Int64) throws -> Located {
+        let store = try open()
+        let entries = try run { () throws(DiaryError) in try store.allEntries() }
+        guard let (entry, path) = Todos.locate(id, in: entries) else {
+            Console.error("no entry #\(id)")
+            throw ExitCode(1)
+        }
+        return Located(
+            store: store, entry: entry, path: path, record: Todos.node(at: path, in: entry))
     }
 }
 
@@ -91,13 +116,7 @@ extension DiaryCommand {
         @Flag(help: "Mark its open subtasks done too.") var all = false
 
         func run() throws {
-            let store = try options.open()
-            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
-            guard let (entry, path) = Todos.locate(id, in: entries) else {
-                Console.error("no entry #\(id)")
-                throw ExitCode(1)
-            }
-            let todo = Todos.node(at: path, in: entry)
+            let (store, entry, path, todo) = try options.locate(id).parts
             guard todo.kind == .todo else {
                 Console.error("\(Todos.describe(todo)) is no to-do; only a to-do is done")
                 throw ExitCode(1)
@@ -146,13 +165,7 @@ extension DiaryCommand {
         @Argument(help: "The to-do's id (a subtask's too).") var id: Int64
 
         func run() throws {
-            let store = try options.open()
-            let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
-            guard let (entry, path) = Todos.locate(id, in: entries) else {
-                Console.error("no entry #\(id)")
-                throw ExitCode(1)
-            }
-            let todo = Todos.node(at: path, in: entry)
+            let (store, entry, path, todo) = try options.locate(id).parts
             guard todo.kind == .todo else {
                 Console.error("\(Todos.describe(todo)) is no to-do")
                 throw ExitCode(1)

@@ -9,7 +9,7 @@ struct DiaryAlarmTests {
     func alarms(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Berlin"])
         }

@@ -9,7 +9,7 @@ struct DiaryAttachmentTests {
     func attachments(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         // A stand-in xdg-open that notes what it was asked to open.
         let bin = cli.path("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)

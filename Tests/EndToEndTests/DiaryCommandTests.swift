@@ -7,7 +7,7 @@ struct DiaryCommandTests {
     func verbs(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Moscow"])
         }
@@ -77,7 +77,7 @@ struct DiaryCommandTests {
     func changedOccurrence(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Berlin"])
         }
@@ -141,7 +141,7 @@ struct DiaryCommandTests {
     func habitMoved(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Berlin"])
         }
@@ -199,7 +199,7 @@ struct DiaryCommandTests {
     func uncheckable(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", store, "--tz", "UTC"])
         }

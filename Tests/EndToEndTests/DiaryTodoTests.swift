@@ -7,7 +7,7 @@ struct DiaryTodoTests {
     func todos(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(
                 ["diary"] + arguments + ["--store", store, "--tz", "Europe/Moscow"],

@@ -9,7 +9,7 @@ struct DiaryTrackerTests {
     func categories(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Moscow"])
         }
@@ -72,7 +72,7 @@ struct DiaryTrackerTests {
     func marks(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", store, "--tz", "Europe/Berlin"])
         }

@@ -25,7 +25,7 @@ struct InboxTests {
     func inbox(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("diary.sqlite") : "vdir:" + cli.path("calendar")
+        let store = cli.store(backend)
         let environment = ["SOURCE_DATE_EPOCH": "1795000000"]
         func run(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(

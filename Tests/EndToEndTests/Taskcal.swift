@@ -57,6 +57,11 @@ struct Taskcal {
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
+    /// The diary a test keeps on `backend`: `sqlite` a file, `vdir` a folder of .ics files.
+    func store(_ backend: String) -> String {
+        backend == "sqlite" ? path("diary.sqlite") : "vdir:" + path("calendar")
+    }
+
     func write(_ name: String, _ text: String) throws {
         try Data(text.utf8).write(to: directory.appendingPathComponent(name))
     }
