@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "taskcal", targets: ["taskcal"]),
         .library(name: "Diary", targets: ["Diary"]),
+        .library(name: "PostgresDiary", targets: ["PostgresDiary"]),
         .library(name: "TaskConversion", targets: ["TaskConversion"]),
         .library(name: "Reports", targets: ["Reports"]),
         .library(name: "TaskModel", targets: ["TaskModel"]),
@@ -16,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         // `swift package generate-documentation`: the DocC archive of the library products.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -42,12 +47,26 @@ let package = Package(
                 "TaskConversion", "TaskModel", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The team diary on a PostgreSQL server, apart so that the SQLite diary does not
+        // bring SwiftNIO to the programs that use it.
+        .target(
+            name: "PostgresDiary",
+            dependencies: [
+                "Diary", "TaskConversion", "TaskModel",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "taskcal",
             dependencies: [
                 "TaskConversion",
                 "Reports",
                 "Diary",
+                "PostgresDiary",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -55,6 +74,16 @@ let package = Package(
             name: "diary-benchmark",
             dependencies: ["Diary", "TaskModel", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/DiaryBenchmark"
+        ),
+        .executableTarget(
+            name: "postgres-diary-benchmark",
+            dependencies: [
+                "Diary", "PostgresDiary", "TaskModel", "TestPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/PostgresDiaryBenchmark"
         ),
         // The Python script is run by path from the source tree, not bundled.
         .testTarget(
@@ -74,10 +103,15 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "DiaryTests", dependencies: ["Diary", "TaskModel"]),
+        // A throw-away PostgreSQL cluster for the tests (Debian's server, started on demand).
+        .target(name: "TestPostgres", path: "Tests/TestPostgres"),
+        .testTarget(
+            name: "DiaryTests",
+            dependencies: ["Diary", "PostgresDiary", "TaskModel", "TestPostgres"]
+        ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TaskModel"],
+            dependencies: ["TaskModel", "TestPostgres"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -64,6 +64,11 @@ public struct ImportResult: Sendable, Equatable {
     public var imported: [Int64] = []
     /// Records left out with `skipConflicts`, and why.
     public var skipped: [ImportProblem] = []
+
+    public init(imported: [Int64] = [], skipped: [ImportProblem] = []) {
+        self.imported = imported
+        self.skipped = skipped
+    }
 }
 
 /// An entry to import and where it came from (for messages).
@@ -114,14 +119,21 @@ extension DiaryStore {
     }
 }
 
-/// Where the diary is: `PATH` (SQLite) or `vdir:DIR`.
+/// Where the diary is: `PATH` (SQLite), `vdir:DIR` or `postgres://USER@HOST/DB` (a
+/// PostgreSQL server, opened by the PostgresDiary module).
 public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(String)
     case vdir(String)
+    /// The URL as given (`postgres://` or `postgresql://`).
+    case postgres(String)
 
     /// `--store`, else `$TASKCAL_STORE`, else `$XDG_DATA_HOME/taskcal/diary.sqlite`
     /// (`~/.local/share/taskcal/diary.sqlite`).
-    public static func resolve(_ option: String?) -> StoreLocation {
+    ///
+    /// - Throws: ``DiaryError/storage(_:)`` for a URL of a scheme taskcal does not know
+    ///   (`mysql://…`), which would otherwise become a file of that odd name, and for a
+    ///   PostgreSQL URL with a password in it, which every user of the machine could read.
+    public static func resolve(_ option: String?) throws(DiaryError) -> StoreLocation {
         let environment = ProcessInfo.processInfo.environment
         let text = option ?? environment["TASKCAL_STORE"].flatMap { $0.isEmpty ? nil : $0 }
         if let text {
@@ -130,6 +142,19 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
                     ? (environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst(1) : path
             }
             if text.hasPrefix("vdir:") { return .vdir(expand(String(text.dropFirst(5)))) }
+            if let scheme = scheme(of: text) {
+                guard ["postgres", "postgresql"].contains(scheme.lowercased()) else {
+                    throw .storage(
+                        "\(redacted(text)): taskcal knows no diary at \(scheme):// addresses; a diary is a SQLite file (PATH), a folder of .ics files (vdir:DIR) or a PostgreSQL database (postgres://USER@HOST/DB)"
+                    )
+                }
+                if redacted(text) != text {
+                    throw .storage(
+                        "\(redacted(text)): the store address holds a password, which any user of this machine can see in the process list and which stays in the shell's history; give it in ~/.pgpass or PGPASSWORD instead"
+                    )
+                }
+                return .postgres(text)
+            }
             return .sqlite(expand(text))
         }
         let data =
@@ -146,6 +171,10 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .sqlite(let path): return try SQLiteDiary(path: path)
         case .vdir(let path): return try VdirDiary(directory: path, warn: warn)
+        case .postgres:
+            throw .storage(
+                "\(self): a PostgreSQL diary is opened by the PostgresDiary module (PostgresDiary(url:))"
+            )
         }
     }
 
@@ -153,7 +182,60 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .sqlite(let path): path
         case .vdir(let path): "vdir:\(path)"
+        case .postgres(let url): Self.redacted(url)
         }
+    }
+
+    /// Where taskcal keeps a file of its own about this diary (`reminded`, `inbox.log`): beside
+    /// a SQLite file (`diary.sqlite.reminded`), hidden in a vdir (`.taskcal-reminded`), and for a
+    /// diary on a server, in `$XDG_STATE_HOME/taskcal` (`~/.local/state/taskcal`) under a name
+    /// made of the server, database and diary, since such a file is this user's, not the team's.
+    public func companionFile(_ name: String) -> String {
+        switch self {
+        case .sqlite(let path): return path + "." + name
+        case .vdir(let directory):
+            return (directory as NSString).appendingPathComponent(".taskcal-" + name)
+        case .postgres:
+            let environment = ProcessInfo.processInfo.environment
+            let state =
+                environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+            let safe = String(
+                description.dropFirst(description.hasPrefix("postgresql://") ? 13 : 11).map {
+                    $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_"
+                })
+            return state + "/taskcal/postgres-" + safe + "." + name
+        }
+    }
+
+    /// The scheme of `text` when it is a URL (`SCHEME://…`), else nil.
+    static func scheme(of text: String) -> String? {
+        guard let colon = text.range(of: "://") else { return nil }
+        let scheme = text[..<colon.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
+        else { return nil }
+        return String(scheme)
+    }
+
+    /// `text` without a password: the user part's (`postgres://me:secret@db` →
+    /// `postgres://me@db`) and a `password=` parameter's (its value becomes `…`).
+    package static func redacted(_ text: String) -> String {
+        guard text.contains("://") else { return text }
+        var text = text
+        if let query = text.firstIndex(of: "?") {
+            let parameters = text[text.index(after: query)...].split(
+                separator: "&", omittingEmptySubsequences: false
+            ).map { $0.lowercased().hasPrefix("password=") ? "password=…" : String($0) }
+            text = String(text[...query]) + parameters.joined(separator: "&")
+        }
+        guard let colon = text.range(of: "://") else { return text }
+        let rest = text[colon.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@"),
+            let separator = authority[..<at].firstIndex(of: ":")
+        else { return text }
+        return String(text[..<separator]) + String(text[at...])
     }
 }
 
@@ -165,19 +247,19 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 /// For the overlap checks a changed occurrence is a single record of its own, and the
 /// occurrence it replaces leaves the series (``units(_:)``); records of one entry are never
 /// checked against each other.
-enum Rules {
+package enum Rules {
     /// The highest id in `record` and its subtasks: every one is given, none reused.
-    static func highestID(in record: TaskRecord) -> Int64 {
+    package static func highestID(in record: TaskRecord) -> Int64 {
         record.subtasks.map(highestID).reduce(record.id, max)
     }
 
     /// Whether some subtask of `record` has no id yet.
-    static func needsIDs(_ record: TaskRecord) -> Bool {
+    package static func needsIDs(_ record: TaskRecord) -> Bool {
         record.subtasks.contains { $0.id <= 0 || needsIDs($0) }
     }
 
     /// Gives the subtasks of `record` that have no id yet (0 or below) fresh ones, `next` on.
-    static func giveIDs(to record: inout TaskRecord, from next: inout Int64) {
+    package static func giveIDs(to record: inout TaskRecord, from next: inout Int64) {
         for index in record.subtasks.indices {
             if record.subtasks[index].id <= 0 {
                 record.subtasks[index].id = next
@@ -189,7 +271,7 @@ enum Rules {
 
     /// Whether `record` matches a search: `text` in its name, description or categories,
     /// whatever the case and accents (Cyrillic too: "ёлка" finds "Ёлка" and "елка").
-    static func matches(_ record: TaskRecord, search text: String) -> Bool {
+    package static func matches(_ record: TaskRecord, search text: String) -> Bool {
         let needle = folded(text)
         guard !needle.isEmpty else { return true }
         return ([record.name, record.description ?? ""] + record.categories).contains {
@@ -198,11 +280,11 @@ enum Rules {
     }
 
     /// Text as searches compare it: without case and accents.
-    static func folded(_ text: String) -> String {
+    package static func folded(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
-    static func validate(_ record: TaskRecord) throws(DiaryError) {
+    package static func validate(_ record: TaskRecord) throws(DiaryError) {
         var problems = record.problems
         problems += CalendarChecks.problems(of: record)
         if !problems.contains(where: { $0.field == "recurrence.rule" }),
@@ -222,7 +304,7 @@ enum Rules {
     /// `records` as the overlap checks see them: each repeating record without the
     /// occurrences that changed occurrences of its entry replace (their original starts
     /// join its `exdates`); every other record as it is.
-    static func units(_ records: [TaskRecord]) -> [TaskRecord] {
+    package static func units(_ records: [TaskRecord]) -> [TaskRecord] {
         var changed: [Int64: [Int64]] = [:]
         for record in records {
             if let original = record.recurrenceID {
@@ -241,13 +323,26 @@ enum Rules {
         }
     }
 
+    /// A repeating entry without the occurrences its changed occurrences replace.
+    package static func unit(_ record: TaskRecord, changed: [Int64: [Int64]]) -> TaskRecord {
+        guard record.recurrenceID == nil, let originals = changed[record.id] else { return record }
+        return units(
+            [record]
+                + originals.map { original in
+                    var change = record
+                    change.recurrence = nil
+                    change.recurrenceID = original
+                    return change
+                })[0]
+    }
+
     /// A repeating entry moved to another start (`old` → `new`), and its changed occurrences
     /// with it, as calendar apps do (Thunderbird shifts exceptions and EXDATEs by the same
     /// offset): each change's `recurrence_id` and its own times move by the wall-clock
     /// distance the series moved in its zone, so an occurrence moved two hours later stays two
     /// hours after its new slot, and a skipped one stays skipped. `exdates` and `rdates` move
     /// too unless `new` changed them itself. Anything else comes back as it is.
-    static func moving(
+    package static func moving(
         from old: TaskRecord, to new: TaskRecord, changes: [TaskRecord]
     ) -> (series: TaskRecord, changes: [TaskRecord]) {
         guard old.recurrenceID == nil, new.recurrenceID == nil, let before = old.recurrence,
@@ -284,7 +379,7 @@ enum Rules {
 
     /// The records of the entry `record` belongs to once `record` replaces the one with its
     /// `recurrence_id` (or joins them): the entry first, then its changes by original start.
-    static func group(_ members: [TaskRecord], with record: TaskRecord) -> [TaskRecord] {
+    package static func group(_ members: [TaskRecord], with record: TaskRecord) -> [TaskRecord] {
         (members.filter { $0.recurrenceID != record.recurrenceID } + [record]).sorted {
             ($0.recurrenceID ?? Int64.min) < ($1.recurrenceID ?? Int64.min)
         }
@@ -293,7 +388,7 @@ enum Rules {
     /// Overlaps that involve a repeating entry, for `check`: every series is expanded up to
     /// its end (or past the last single entry, at least ``Expansion/habitHorizon``) and swept
     /// with the single entries in one pass.
-    static func habitProblems(series: [TaskRecord], singles: [TaskRecord]) -> [String] {
+    package static func habitProblems(series: [TaskRecord], singles: [TaskRecord]) -> [String] {
         guard !series.isEmpty else { return [] }
         let lastSingle = singles.map(\.dateFinish).max() ?? Int64.min
         var entries: [TaskRecord] = singles.filter(\.occupiesTime)
@@ -344,7 +439,9 @@ enum Rules {
     /// The refusal of `record` when the occurrences its overlap check needs cannot be
     /// computed (its own, or those of the repeating entry it is compared with): an entry is
     /// never let in unchecked.
-    static func refusal(of record: TaskRecord, _ unchecked: Expansion.Unchecked) -> DiaryError {
+    package static func refusal(of record: TaskRecord, _ unchecked: Expansion.Unchecked)
+        -> DiaryError
+    {
         if unchecked.record.id == record.id && unchecked.record.uid == record.uid {
             return .invalid([Problem(field: "recurrence.rule", unchecked.message)])
         }
@@ -357,13 +454,15 @@ enum Rules {
     }
 
     /// How many overlapping pairs `check` lists of each kind before it says there are more.
-    static let problemLimit = 1_000
+    package static let problemLimit = 1_000
 
     /// Overlaps among entries that do not repeat, for `check`: one sweep in order of start,
     /// each entry compared with the one running that finishes last (what the store's own
     /// overlap check relies on), so a hand-edited store of many entries in one slot costs one
     /// line per entry, not one per pair.
-    static func singleProblems(_ spans: [(id: Int64, start: Int64, finish: Int64)]) -> [String] {
+    package static func singleProblems(_ spans: [(id: Int64, start: Int64, finish: Int64)])
+        -> [String]
+    {
         var problems: [String] = []
         var previous: (id: Int64, finish: Int64)?
         for span in spans.sorted(by: { ($0.start, $0.finish, $0.id) < ($1.start, $1.finish, $1.id) }
@@ -389,7 +488,8 @@ enum Rules {
     /// compared occurrence by occurrence.
     ///
     /// - Throws: ``DiaryError/invalid(_:)`` when the occurrences to compare cannot be computed.
-    static func collisions(of record: TaskRecord, in existing: [TaskRecord]) throws(DiaryError)
+    package static func collisions(of record: TaskRecord, in existing: [TaskRecord])
+        throws(DiaryError)
         -> [(mine: TaskRecord, other: TaskRecord)]
     {
         guard record.occupiesTime else { return [] }
@@ -457,6 +557,6 @@ struct StoreIndex {
 }
 
 /// A diary's identity: a random UUID, made once when the store is created.
-enum DiaryIdentity {
-    static func make() -> String { "diary-" + UUID().uuidString.lowercased() }
+package enum DiaryIdentity {
+    package static func make() -> String { "diary-" + UUID().uuidString.lowercased() }
 }

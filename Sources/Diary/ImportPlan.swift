@@ -15,11 +15,11 @@ import TaskModel
 /// its work is bounded: the repeating records of one import may have at most
 /// ``Expansion/defaultLimit`` occurrences to check in all; a record past that is refused
 /// with a message that says so, never accepted unchecked.
-struct ImportPlan {
-    var accepted: [TaskRecord] = []
-    var problems: [ImportProblem] = []
+package struct ImportPlan {
+    package var accepted: [TaskRecord] = []
+    package var problems: [ImportProblem] = []
 
-    init(
+    package init(
         _ incoming: [IncomingRecord], newIDs: Bool, nextID: Int64, storeLastFinish: Int64?,
         idTaken: (Int64) throws(DiaryError) -> TaskRecord?,
         storeCollisions: (TaskRecord, [TaskRecord]) throws(DiaryError) -> [TaskRecord]

@@ -215,19 +215,6 @@ public final class SQLiteDiary: DiaryStore {
         return result
     }
 
-    /// A repeating entry without the occurrences its changed occurrences replace.
-    private static func unit(_ record: TaskRecord, changed: [Int64: [Int64]]) -> TaskRecord {
-        guard record.recurrenceID == nil, let originals = changed[record.id] else { return record }
-        return Rules.units(
-            [record]
-                + originals.map { original in
-                    var change = record
-                    change.recurrence = nil
-                    change.recurrenceID = original
-                    return change
-                })[0]
-    }
-
     /// The next fresh id: above every id the diary ever gave, never one that was deleted.
     private static func freshID(_ db: Database) throws -> Int64 {
         // Cached statements: every add runs these, and preparing one costs more than running it.
@@ -355,8 +342,8 @@ public final class SQLiteDiary: DiaryStore {
         // Changed occurrences matter only where something repeats: most adds skip the query.
         let changed =
             habits.isEmpty && asked.recurrence == nil ? [:] : try changedOccurrences(db)
-        let record = unit(asked, changed: changed)
-        let series = habits.map { unit($0, changed: changed) }
+        let record = Rules.unit(asked, changed: changed)
+        let series = habits.map { Rules.unit($0, changed: changed) }
         var occurrences = [record]
         if record.recurrence != nil {
             // Each occurrence against the single entries, up to the last of them.
@@ -579,7 +566,7 @@ public final class SQLiteDiary: DiaryStore {
             let changed = try Self.changedOccurrences(db)
             let series = try Row.fetchAll(
                 db, sql: "SELECT id, record FROM entry WHERE repeats = 1 ORDER BY id"
-            ).map { row throws in Self.unit(try Self.record(row), changed: changed) }
+            ).map { row throws in Rules.unit(try Self.record(row), changed: changed) }
             let lastFinish = try Int64.fetchOne(
                 db, sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1")
             let plan = try ImportPlan(
@@ -629,7 +616,7 @@ public final class SQLiteDiary: DiaryStore {
             let changed = try Self.changedOccurrences(db)
             let series = try Row.fetchAll(
                 db, sql: "SELECT id, record FROM entry WHERE repeats = 1"
-            ).compactMap { (try? Self.record($0)).map { Self.unit($0, changed: changed) } }
+            ).compactMap { (try? Self.record($0)).map { Rules.unit($0, changed: changed) } }
             if !series.isEmpty {
                 let singles = try Row.fetchAll(
                     db, sql: "SELECT id, record FROM entry WHERE occupies = 1"

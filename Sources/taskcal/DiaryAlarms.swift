@@ -224,8 +224,8 @@ extension DiaryCommand {
                 Each alarm due since remind last ran (at most --catch-up before now; on the
                 first run, the last 15 minutes) is fired once: through notify-send when a
                 desktop session is there (DISPLAY or WAYLAND_DISPLAY), else printed. What was
-                fired is remembered beside the diary (DIARY.reminded, or .taskcal-reminded in a
-                vdir), so no alarm fires twice. Run it every minute (README: a systemd user
+                fired is remembered beside the diary (DIARY.reminded, .taskcal-reminded in a
+                vdir, ~/.local/state/taskcal for a diary on a server), so no alarm fires twice. Run it every minute (README: a systemd user
                 timer).
 
                 Examples:
@@ -260,13 +260,7 @@ extension DiaryCommand {
                 try now.map { try options.parseTime($0, option: "--now") }
                 ?? Int64(Date().timeIntervalSince1970)
             let reach = FreeTimeOptions.seconds(catchUp) ?? 86_400
-            let location = StoreLocation.resolve(options.store)
-            let statePath: String =
-                switch location {
-                case .sqlite(let path): path + ".reminded"
-                case .vdir(let directory):
-                    (directory as NSString).appendingPathComponent(".taskcal-reminded")
-                }
+            let statePath = try options.location().companionFile("reminded")
             var state =
                 (try? JSONDecoder().decode(
                     State.self, from: Data(contentsOf: URL(fileURLWithPath: statePath))))
@@ -312,6 +306,9 @@ extension DiaryCommand {
             encoder.outputFormatting = .sortedKeys
             let data = try encoder.encode(state)
             let temporary = statePath + ".tmp-\(getpid())"
+            try? FileManager.default.createDirectory(
+                atPath: (statePath as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             guard
                 FileManager.default.createFile(
                     atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]),

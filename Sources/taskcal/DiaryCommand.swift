@@ -2,6 +2,7 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import PostgresDiary
 import Reports
 import TaskConversion
 import TaskModel
@@ -10,9 +11,9 @@ import TaskModel
 struct StoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The diary: a SQLite file, or vdir:DIR for a folder of .ics files.",
+            "The diary: a SQLite file, vdir:DIR for a folder of .ics files, or postgres://USER@HOST/DB?diary=NAME for one shared on a PostgreSQL server.",
             discussion:
-                "Default: $TASKCAL_STORE, else $XDG_DATA_HOME/taskcal/diary.sqlite (~/.local/share/taskcal/diary.sqlite)."
+                "Default: $TASKCAL_STORE, else $XDG_DATA_HOME/taskcal/diary.sqlite (~/.local/share/taskcal/diary.sqlite). The server's password comes from ~/.pgpass or PGPASSWORD, never from the address."
         ))
     var store: String?
 
@@ -25,11 +26,14 @@ struct StoreOptions: ParsableArguments {
 
     var time: LocalTime { Zone.time(tz) }
 
+    /// Where the diary is: --store, else $TASKCAL_STORE, else the default file.
+    func location() throws -> StoreLocation {
+        try run { () throws(DiaryError) in try StoreLocation.resolve(store) }
+    }
+
     func open() throws -> any DiaryStore {
-        let location = StoreLocation.resolve(store)
-        return try run { () throws(DiaryError) in
-            try location.open(warn: { Console.note("warning: \($0)") })
-        }
+        let location = try location()
+        return try run { () throws(DiaryError) in try openDiary(location) }
     }
 
     func parseTime(_ text: String, option: String) throws -> Int64 {
@@ -66,6 +70,13 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+/// Opens the diary at `location`, whichever backend keeps it; warnings go to standard error.
+func openDiary(_ location: StoreLocation) throws(DiaryError) -> any DiaryStore {
+    let warn: @Sendable (String) -> Void = { Console.note("warning: \($0)") }
+    if case .postgres(let url) = location { return try PostgresDiary(url: url, warn: warn) }
+    return try location.open(warn: warn)
+}
+
 struct DiaryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diary",
@@ -75,7 +86,10 @@ struct DiaryCommand: ParsableCommand {
             the entry it collides with. Intervals are half-open: 14:00–15:00 and
             15:00–16:00 may both stand. Cancelled entries, free ones and entries of no
             length block nothing. Times: Unix seconds, or ISO 8601 (2026-11-22T14:00 in
-            --tz, …Z, …+03:00). Every verb takes --store (SQLite file or vdir:DIR).
+            --tz, …Z, …+03:00). Every verb takes --store: a SQLite file, vdir:DIR, or
+            postgres://USER@HOST/DB?diary=NAME for a diary a team shares on a PostgreSQL
+            server, where the database itself refuses double booking (password from
+            ~/.pgpass or PGPASSWORD).
 
             Examples:
               taskcal diary add --name Dentist --start 2026-11-27T09:00 \\
@@ -88,6 +102,8 @@ struct DiaryCommand: ParsableCommand {
               taskcal diary import export.ics --skip-conflicts
               taskcal diary export -o backup.json
               taskcal diary list --store vdir:~/.calendars/diary   (a folder khal reads)
+              taskcal diary add --store 'postgres://anna@db/team?diary=rooms' --name Retro \
+                                --start 2026-11-27T15:00 --end 2026-11-27T16:00
 
             Exit codes: 0 done; 1 refused (an overlap, an invalid entry, no such id);
             2 bad usage or an unreadable store or file.
@@ -790,7 +806,7 @@ struct DiaryCommand: ParsableCommand {
             for problem in problems { Console.error(problem) }
             if !problems.isEmpty { throw ExitCode(1) }
             let count = try options.run { () throws(DiaryError) in try store.allEntries().count }
-            print("ok: \(count) entries, no overlaps (\(StoreLocation.resolve(options.store)))")
+            print("ok: \(count) entries, no overlaps (\(try options.location()))")
         }
     }
 }

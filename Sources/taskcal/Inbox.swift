@@ -150,13 +150,11 @@ struct Inbox: ParsableCommand {
 
         /// Notes a decision in the log beside the diary.
         func log(_ line: String) {
-            let location = StoreLocation.resolve(store.store)
-            let path: String =
-                switch location {
-                case .sqlite(let file): file + ".inbox.log"
-                case .vdir(let directory):
-                    (directory as NSString).appendingPathComponent(".taskcal-inbox.log")
-                }
+            guard let location = try? store.location() else { return }
+            let path = location.companionFile("inbox.log")
+            try? FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let stamp = DateTimeValue(utcEpoch: Int64(Date().timeIntervalSince1970)).compactUTC
             let text = "\(stamp) \(line)\n"
             if let handle = FileHandle(forWritingAtPath: path) {

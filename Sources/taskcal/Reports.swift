@@ -110,11 +110,15 @@ struct ReportInputs: ParsableArguments {
             guard inputs.isEmpty else {
                 throw ValidationError("give either task files or --store, not both")
             }
-            let location = StoreLocation.resolve(store == "-" ? nil : store)
+            let location: StoreLocation
             do {
-                for record in try location.open(warn: { Console.note("warning: \($0)") })
-                    .allEntries()
-                {
+                location = try StoreLocation.resolve(store == "-" ? nil : store)
+            } catch {
+                Console.error(error.description)
+                throw ExitCode(2)
+            }
+            do {
+                for record in try openDiary(location).allEntries() {
                     body(record, Location(file: location.description, field: "#\(record.id)"))
                 }
             } catch {

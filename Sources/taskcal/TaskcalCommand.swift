@@ -26,10 +26,14 @@ struct TaskcalCommand: ParsableCommand {
             ~/.local/share/taskcal/diary.sqlite); TZ, the local zone (--tz overrides it);
             SOURCE_DATE_EPOCH, the DTSTAMP and updated times written (byte-identical output);
             NO_COLOR (or TERM=dumb), no colours on a terminal; DISPLAY or WAYLAND_DISPLAY, a
-            desktop session for diary remind's notify-send.
+            desktop session for diary remind's notify-send; PGPASSWORD, PGPASSFILE, PGHOST,
+            PGPORT, PGUSER, PGDATABASE, PGSSLMODE, for a diary on a PostgreSQL server, as psql
+            reads them; XDG_STATE_HOME, where taskcal keeps its own files about such a diary.
 
-            Files: the diary (SQLite, or vdir:DIR of .ics files); DIARY.reminded, what diary
-            remind fired; DIARY.inbox.log, the inbox's decisions.
+            Files: the diary (SQLite, vdir:DIR of .ics files, or postgres://USER@HOST/DB);
+            DIARY.reminded, what diary remind fired; DIARY.inbox.log, the inbox's decisions
+            (in ~/.local/state/taskcal for a diary on a server); ~/.pgpass, the server's
+            password (mode 0600).
             """,
         version: TaskcalCommand.version,
         subcommands: [

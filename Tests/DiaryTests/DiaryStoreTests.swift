@@ -1,13 +1,27 @@
 import Diary
 import Foundation
+import PostgresDiary
 import TaskModel
+import TestPostgres
 import Testing
 
-/// Each backend, on a fresh real store in a temporary folder.
+/// Each backend, on a fresh real store: a file, a folder, a diary of its own on a real
+/// PostgreSQL server (started by the tests; in CI it must be there).
 enum Backend: String, CaseIterable, Sendable {
-    case sqlite, vdir
+    case sqlite, vdir, postgres
+
+    static var allCases: [Backend] {
+        TestPostgres.isRunning || ProcessInfo.processInfo.environment["CI"] != nil
+            ? [.sqlite, .vdir, .postgres] : [.sqlite, .vdir]
+    }
 
     func makeStore() throws -> (any DiaryStore, cleanUp: @Sendable () -> Void) {
+        if self == .postgres {
+            let server = try TestPostgres.shared.get()
+            let store = try PostgresDiary(
+                address: PostgresAddress(url: server.url()), environment: server.environment)
+            return (store, {})
+        }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "diary-\(UUID().uuidString)")
         let location: StoreLocation =
@@ -33,7 +47,7 @@ private func conflictIDs(_ body: () throws -> Void) -> [Int64]? {
     }
 }
 
-@Suite("DiaryStore: one suite, both backends")
+@Suite("DiaryStore: one suite, every backend")
 struct DiaryStoreTests {
     @Test("add, read, list, update, delete", arguments: Backend.allCases)
     func crud(backend: Backend) throws {

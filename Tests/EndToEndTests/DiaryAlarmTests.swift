@@ -5,7 +5,7 @@ import Testing
 struct DiaryAlarmTests {
     @Test(
         "alarms as the README shows them; remind fires each alarm once and only once",
-        arguments: ["sqlite", "vdir"])
+        arguments: diaryBackends)
     func alarms(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -85,9 +85,17 @@ struct DiaryAlarmTests {
         #expect(
             try remind("2026-12-03T17:00") == "reminder: 2026-12-03 17:00  #2 Gym (18:00–19:00)\n")
         // What was fired is kept beside the diary, readable by its owner alone.
-        let state =
-            backend == "sqlite"
-            ? cli.path("diary.sqlite.reminded") : cli.path("calendar/.taskcal-reminded")
+        let state: String =
+            switch backend {
+            case "sqlite": cli.path("diary.sqlite.reminded")
+            case "vdir": cli.path("calendar/.taskcal-reminded")
+            default:
+                // A diary on a server: this user's own file, in XDG_STATE_HOME.
+                cli.path("state/taskcal") + "/"
+                    + ((try? FileManager.default.contentsOfDirectory(
+                        atPath: cli.path("state/taskcal")))?.first { $0.hasSuffix(".reminded") }
+                        ?? "missing")
+            }
         let mode =
             try FileManager.default.attributesOfItem(atPath: state)[.posixPermissions] as? Int
         #expect(mode == 0o600)

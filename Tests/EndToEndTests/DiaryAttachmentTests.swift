@@ -5,7 +5,7 @@ import Testing
 struct DiaryAttachmentTests {
     @Test(
         "attach files and links; list; extract; open through xdg-open",
-        arguments: ["sqlite", "vdir"])
+        arguments: diaryBackends)
     func attachments(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }

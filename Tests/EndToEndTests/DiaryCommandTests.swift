@@ -3,7 +3,7 @@ import Testing
 
 @Suite("taskcal diary, run as a user would, on both backends")
 struct DiaryCommandTests {
-    @Test("every verb works as the README shows", arguments: ["sqlite", "vdir"])
+    @Test("every verb works as the README shows", arguments: diaryBackends)
     func verbs(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -73,7 +73,7 @@ struct DiaryCommandTests {
 
     @Test(
         "a calendar app's moved occurrence comes in with its series, blocks its new slot, frees its old one, and can be edited",
-        arguments: ["sqlite", "vdir"])
+        arguments: diaryBackends)
     func changedOccurrence(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -137,7 +137,7 @@ struct DiaryCommandTests {
 
     @Test(
         "a habit moved takes its changed and skipped occurrences along, all of it or none of it",
-        arguments: ["sqlite", "vdir"])
+        arguments: diaryBackends)
     func habitMoved(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -195,7 +195,7 @@ struct DiaryCommandTests {
 
     @Test(
         "an entry whose overlaps cannot be computed is refused, never let in unchecked; check names one already in",
-        arguments: ["sqlite", "vdir"])
+        arguments: diaryBackends)
     func uncheckable(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -316,11 +316,11 @@ struct DiaryCommandTests {
         #expect(try diary(["check"]).stdout.contains("ok: 6 entries"))
     }
 
-    @Test("attachments and alarms survive import and export", arguments: ["sqlite", "vdir"])
+    @Test("attachments and alarms survive import and export", arguments: diaryBackends)
     func richRecords(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("d.sqlite") : "vdir:" + cli.path("cal")
+        let store = cli.store(backend)
         #expect(
             try cli.run([
                 "diary", "import", Taskcal.sample("attachments-and-alarms.json"), "--store", store,
@@ -337,11 +337,11 @@ struct DiaryCommandTests {
 
     @Test(
         "8 processes adding colliding slots at once: no overlap, and every reported add is kept",
-        arguments: ["sqlite", "vdir"])
+        arguments: diaryBackends)
     func concurrentAdds(backend: String) async throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let store = backend == "sqlite" ? cli.path("race.sqlite") : "vdir:" + cli.path("race")
+        let store = cli.store(backend)
         // 8 processes × 6 adds on 12 one-hour slots, each slot offset by 0 or 30 minutes:
         // most adds collide with another process's.
         let results = try await withThrowingTaskGroup(of: [(Int32, String)].self) { group in

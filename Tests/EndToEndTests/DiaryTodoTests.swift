@@ -3,7 +3,7 @@ import Testing
 
 @Suite("To-dos in the diary: subtasks, done and undo, a tree, exported as VTODOs")
 struct DiaryTodoTests {
-    @Test("the to-do verbs as the README shows them", arguments: ["sqlite", "vdir"])
+    @Test("the to-do verbs as the README shows them", arguments: diaryBackends)
     func todos(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }

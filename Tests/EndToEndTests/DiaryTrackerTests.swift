@@ -5,7 +5,7 @@ import Testing
 struct DiaryTrackerTests {
     @Test(
         "add, list, search and edit categories and colours; export carries them",
-        arguments: ["sqlite", "vdir"])
+        arguments: diaryBackends)
     func categories(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -68,7 +68,7 @@ struct DiaryTrackerTests {
 
     @Test(
         "emoji and pin: shown in lists, pinned first, kept through .ics",
-        arguments: ["sqlite", "vdir"])
+        arguments: diaryBackends)
     func marks(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }

@@ -1,5 +1,13 @@
 import Foundation
+import TestPostgres
 import Testing
+
+/// The diary backends the command-line tests run on: PostgreSQL too when its server can be
+/// started here (Debian's postgresql package; in CI it must be).
+let diaryBackends: [String] =
+    ["sqlite", "vdir"]
+    + (TestPostgres.isRunning || ProcessInfo.processInfo.environment["CI"] != nil
+        ? ["postgres"] : [])
 
 /// Runs the built `taskcal` binary as a user would, in a fresh folder.
 struct Taskcal {
@@ -57,9 +65,16 @@ struct Taskcal {
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    /// The diary a test keeps on `backend`: `sqlite` a file, `vdir` a folder of .ics files.
+    /// The diary a test keeps on `backend`: `sqlite` a file, `vdir` a folder of .ics files,
+    /// `postgres` a diary of its own on the test server.
     func store(_ backend: String) -> String {
-        backend == "sqlite" ? path("diary.sqlite") : "vdir:" + path("calendar")
+        switch backend {
+        case "sqlite": path("diary.sqlite")
+        case "postgres":
+            (try? TestPostgres.shared.get().url(diary: directory.lastPathComponent))
+                ?? "postgres://nowhere.invalid/unavailable"
+        default: "vdir:" + path("calendar")
+        }
     }
 
     func write(_ name: String, _ text: String) throws {
@@ -96,6 +111,14 @@ struct Taskcal {
         var env = ProcessInfo.processInfo.environment
         env["SOURCE_DATE_EPOCH"] = "1700000000"
         env["TZ"] = "UTC"
+        env["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+        // A command that names the test server's diary logs in as a user would: through
+        // PGPASSWORD, never a password in the address.
+        if arguments.contains(where: { $0.hasPrefix("postgres://") }),
+            let server = try? TestPostgres.shared.get()
+        {
+            env["PGPASSWORD"] = server.password
+        }
         env.merge(environment) { _, new in new }
         process.environment = env
         // Output goes to files, not pipes: a large output cannot block the child.
