@@ -7,6 +7,11 @@ extension SystemZone {
     /// Transitions are followed this far to find the yearly rules that continue past the
     /// table (2100-01-01); a rule still running then is written without an end.
     static let ruleHorizon: Int64 = 4_102_444_800
+    /// The latest instant a covering zone starts at (2097-12-30): two whole years before the
+    /// horizon, so that each yearly rule still running there is seen as a rule, and written
+    /// without an end, for a file whose times all lie later (a zone written for 2160 alone
+    /// had no observance at all, and one for 2099 to 2160 only that year's dates).
+    static let latestCoverageStart: Int64 = 4_039_372_800 - 2 * 86_400
 
     /// A `VTIMEZONE` with `TZID` set to `tzid` (default: the zone's name) that says exactly
     /// what the system's tz database says from 1970 on: each run of transitions that follows
@@ -55,7 +60,9 @@ extension SystemZone {
         var upper = Int64.max
         if let span {
             if span.lowerBound > coverageStart {
-                lower = max(startOfYear(span.lowerBound, plus: 0) - 2 * 86_400, coverageStart)
+                lower = min(
+                    max(startOfYear(span.lowerBound, plus: 0) - 2 * 86_400, coverageStart),
+                    latestCoverageStart)
             }
             if span.upperBound < ruleHorizon {
                 upper = startOfYear(max(span.upperBound, coverageStart), plus: 1) + 2 * 86_400
