@@ -262,18 +262,24 @@ public final class PostgresDiary: DiaryStore {
         throws(DiaryError) -> T
     {
         try call {
-            try run("BEGIN")
-            do {
-                let diary = address.diary
+            // BEGIN and the lock are sent without waiting for their answers: the connection
+            // runs them in order before the body's first query, whose answer we wait for.
+            let diary = address.diary
+            let begin = connection.query("BEGIN", logger: logger)
+            let lock =
                 switch hold {
                 case .shared:
-                    try run(
-                        "SELECT pg_advisory_xact_lock_shared(\(Self.diaryLockClass), hashtext(\(diary)))"
-                    )
+                    connection.query(
+                        "SELECT pg_advisory_xact_lock_shared(\(Self.diaryLockClass), hashtext(\(diary)))",
+                        logger: logger)
                 case .exclusive:
-                    try run(
-                        "SELECT pg_advisory_xact_lock(\(Self.diaryLockClass), hashtext(\(diary)))")
+                    connection.query(
+                        "SELECT pg_advisory_xact_lock(\(Self.diaryLockClass), hashtext(\(diary)))",
+                        logger: logger)
                 }
+            do {
+                _ = try begin.wait()
+                _ = try lock.wait()
                 let result = try body()
                 try run("COMMIT")
                 return result
