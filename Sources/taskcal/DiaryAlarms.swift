@@ -133,7 +133,8 @@ extension DiaryCommand {
 
         @OptionGroup var options: StoreOptions
         @Argument(help: "on or off.") var state: State
-        @Argument(help: "The entry's id (a subtask's too).") var id: Int64
+        @Argument(help: "The entry's id (a subtask's too).", completion: EntryIDs.completion)
+        var id: Int64
         @Option(help: "Only this alarm (1 is the first; default: all of them).") var number: Int?
 
         func run() throws {

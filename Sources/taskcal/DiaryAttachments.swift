@@ -80,7 +80,8 @@ extension DiaryCommand {
         static let configuration = CommandConfiguration(
             commandName: "attachments", abstract: "List an entry's attachments.")
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id (a subtask's too).") var id: Int64
+        @Argument(help: "The entry's id (a subtask's too).", completion: EntryIDs.completion)
+        var id: Int64
         @Option(help: "text or json.") var format: ReportFormat = .text
 
         func run() throws {
@@ -122,7 +123,8 @@ extension DiaryCommand {
                   taskcal diary attachment 5 2 --open
                 """)
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id (a subtask's too).") var id: Int64
+        @Argument(help: "The entry's id (a subtask's too).", completion: EntryIDs.completion)
+        var id: Int64
         @Argument(help: "The attachment's number, from 1 (diary attachments ID lists them).")
         var number: Int
         @Option(help: "Save it into this folder (made if missing).") var extract: String?

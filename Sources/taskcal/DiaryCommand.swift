@@ -70,6 +70,38 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+/// Tab completion of an entry's id: the ids (subtasks' too) of the diary the command line
+/// names (`--store`, else `$TASKCAL_STORE` or the default) when it is a file or a folder on
+/// this machine and exists; a diary on a server is not asked, a Tab must not wait on a network.
+enum EntryIDs {
+    static let completion = CompletionKind.custom { words, _, prefix in
+        candidates(words, prefix: prefix)
+    }
+
+    static func candidates(_ words: [String], prefix: String) -> [String] {
+        var store: String?
+        if let index = words.firstIndex(of: "--store"), index + 1 < words.count {
+            store = words[index + 1]
+        } else if let word = words.first(where: { $0.hasPrefix("--store=") }) {
+            store = String(word.dropFirst("--store=".count))
+        }
+        guard let location = try? StoreLocation.resolve(store) else { return [] }
+        switch location {
+        case .sqlite(let path), .vdir(let path):
+            guard FileManager.default.fileExists(atPath: path) else { return [] }
+        case .postgres: return []
+        }
+        guard let entries = try? location.open().allEntries() else { return [] }
+        var ids: Set<Int64> = []
+        func collect(_ record: TaskRecord) {
+            ids.insert(record.id)
+            record.subtasks.forEach(collect)
+        }
+        entries.forEach(collect)
+        return ids.sorted().map(String.init).filter { $0.hasPrefix(prefix) }
+    }
+}
+
 /// Opens the diary at `location`, whichever backend keeps it; warnings go to standard error.
 func openDiary(_ location: StoreLocation) throws(DiaryError) -> any DiaryStore {
     let warn: @Sendable (String) -> Void = { Console.note("warning: \($0)") }
@@ -477,7 +509,7 @@ struct DiaryCommand: ParsableCommand {
                 --format json, one line each (the entry first, then its changes).
                 """)
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id.") var id: Int64
+        @Argument(help: "The entry's id.", completion: EntryIDs.completion) var id: Int64
         @Option(help: "text or json.") var format: ReportFormat = .text
 
         func run() throws {
@@ -531,7 +563,7 @@ struct DiaryCommand: ParsableCommand {
             commandName: "edit",
             abstract: "Change an entry; it may overlap only its own old slot.")
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id.") var id: Int64
+        @Argument(help: "The entry's id.", completion: EntryIDs.completion) var id: Int64
         @Option(help: "New name.") var name: String?
         @Option(help: "New start.") var start: String?
         @Option(help: "New end.") var end: String?
@@ -679,7 +711,7 @@ struct DiaryCommand: ParsableCommand {
             commandName: "delete",
             abstract: "Delete an entry, or a subtask with its own subtasks.")
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id.") var id: Int64
+        @Argument(help: "The entry's id.", completion: EntryIDs.completion) var id: Int64
 
         func run() throws {
             let store = try options.open()

@@ -112,7 +112,8 @@ extension DiaryCommand {
                   taskcal diary done 1 --all
                 """)
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The to-do's id (a subtask's too).") var id: Int64
+        @Argument(help: "The to-do's id (a subtask's too).", completion: EntryIDs.completion)
+        var id: Int64
         @Flag(help: "Mark its open subtasks done too.") var all = false
 
         func run() throws {
@@ -162,7 +163,8 @@ extension DiaryCommand {
             commandName: "undo",
             abstract: "Open a done to-do again; a parent done with it is open again too.")
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The to-do's id (a subtask's too).") var id: Int64
+        @Argument(help: "The to-do's id (a subtask's too).", completion: EntryIDs.completion)
+        var id: Int64
 
         func run() throws {
             let (store, entry, path, todo) = try options.locate(id).parts

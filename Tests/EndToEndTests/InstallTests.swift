@@ -53,6 +53,20 @@ struct InstallTests {
         }
         #expect(try complete(["taskcal", "conv"]) == "convert\n")
         #expect(try complete(["taskcal", "free", "--tz", "Europe/Mosc"]) == "Europe/Moscow\n")
+        // and the ids of the diary a command names.
+        for hour in 10...12 {
+            #expect(
+                try Taskcal.execute(
+                    "\(prefix)/bin/taskcal",
+                    [
+                        "diary", "add", "--store", cli.path("d.sqlite"), "--name", "e\(hour)",
+                        "--start", "2026-11-27T\(hour):00", "--end", "2026-11-27T\(hour):30",
+                    ], in: cli.directory
+                ).status == 0)
+        }
+        #expect(
+            try complete(["taskcal", "diary", "show", "--store", cli.path("d.sqlite"), ""])
+                == "1 2 3\n")
         for file in [
             "share/zsh/site-functions/_taskcal", "share/fish/vendor_completions.d/taskcal.fish",
         ] {
