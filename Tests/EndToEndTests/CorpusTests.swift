@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+/// Why these checks are skipped here, and how to get what they need.
+let icalendarMissing =
+    "python3 with icalendar is not installed (python3 -m pip install icalendar==7.3.0)"
+
 /// The real-world corpus (calendar-app exports from other projects' test data), fetched at
 /// test time into `.corpus-cache/` by `../shared/corpus/fetch.sh`; never committed.
 private let corpus: [String]? = {
@@ -21,6 +25,15 @@ private let corpus: [String]? = {
     return files.isEmpty ? nil : files
 }()
 
+/// Why the corpus is not here, and how to get it.
+private let corpusMissing: String = {
+    let fetch = Taskcal.packageRoot.deletingLastPathComponent().appendingPathComponent(
+        "shared/corpus/fetch.sh")
+    return FileManager.default.fileExists(atPath: fetch.path)
+        ? "the corpus could not be fetched: ../shared/corpus/fetch.sh .corpus-cache needs PyPI"
+        : "the corpus is not here: it comes from ../shared/corpus/fetch.sh (beside the project's clone), run as ../shared/corpus/fetch.sh .corpus-cache"
+}()
+
 /// Whether Python's icalendar (the independent judge) can be imported.
 private let pythonJudgeAvailable: Bool = {
     let result = try? Taskcal.execute(
@@ -34,7 +47,7 @@ struct CorpusTests {
         "every file converts or is refused with a message; nothing crashes",
         .enabled(
             if: corpus != nil,
-            "the corpus could not be fetched (../shared/corpus/fetch.sh needs PyPI)"))
+            "\(corpusMissing)"))
     func noCrash() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -62,8 +75,8 @@ struct CorpusTests {
         "conformance: every calendar converts, agrees with Python icalendar, and .ics → JSON → .ics keeps every line",
         .enabled(
             if: corpus != nil,
-            "the corpus could not be fetched (../shared/corpus/fetch.sh needs PyPI)"),
-        .enabled(if: pythonJudgeAvailable, "python3 with icalendar is not installed")
+            "\(corpusMissing)"),
+        .enabled(if: pythonJudgeAvailable, "\(icalendarMissing)")
     )
     func conformance() throws {
         let cli = try Taskcal()
@@ -113,8 +126,8 @@ struct CorpusTests {
         "lint --for every app reads every calendar; profiles fix what they say; jCal carries each one",
         .enabled(
             if: corpus != nil,
-            "the corpus could not be fetched (../shared/corpus/fetch.sh needs PyPI)"),
-        .enabled(if: pythonJudgeAvailable, "python3 with icalendar is not installed")
+            "\(corpusMissing)"),
+        .enabled(if: pythonJudgeAvailable, "\(icalendarMissing)")
     )
     func appsAndJCal() throws {
         let cli = try Taskcal()
@@ -211,8 +224,8 @@ struct CorpusTests {
         "JSCalendar carries every calendar: the same records back, valid and the same instants for Python",
         .enabled(
             if: corpus != nil,
-            "the corpus could not be fetched (../shared/corpus/fetch.sh needs PyPI)"),
-        .enabled(if: pythonJudgeAvailable, "python3 with icalendar is not installed")
+            "\(corpusMissing)"),
+        .enabled(if: pythonJudgeAvailable, "\(icalendarMissing)")
     )
     func jscalendar() throws {
         let cli = try Taskcal()

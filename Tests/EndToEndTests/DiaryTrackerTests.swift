@@ -114,7 +114,9 @@ struct DiaryTrackerTests {
 
     @Test(
         "the diary's export with every new field is read by Python icalendar, vobject and calcurse",
-        .enabled(if: (pythonJudges && calcurse) || required, "the judges are not installed"))
+        .enabled(
+            if: (pythonJudges && calcurse) || required, "\(pythonJudgesMissing); \(calcurseMissing)"
+        ))
     func judges() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
 
+/// Why these checks are skipped here, and how to get what they need.
+let pythonJudgesMissing =
+    "python3 with icalendar and vobject is not installed (python3 -m pip install icalendar==7.3.0 vobject==0.9.9)"
+/// Why these checks are skipped here, and how to get what they need.
+let calcurseMissing =
+    "calcurse is not installed (apt-get install calcurse)"
+
 /// Whether a program can be run here; the judges are installed by `.ci/run`.
 func available(_ command: String, _ arguments: [String]) -> Bool {
     (try? Taskcal.execute(
@@ -38,7 +45,7 @@ struct JudgeTests {
     @Test(
         "Python icalendar and vobject agree on events, times, text, attachment bytes and triggers",
         .enabled(
-            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"),
+            if: pythonJudges || required, "\(pythonJudgesMissing)"),
         arguments: [
             ("attachments-and-alarms.json", nil), ("spec-example.json", "America/New_York"),
             ("attachments-and-alarms.json", "Asia/Kolkata"), ("weekly-habit.json", "UTC"),
@@ -66,7 +73,7 @@ struct JudgeTests {
     @Test(
         "the .ics samples, converted to JSON and back, are read right by every judge",
         .enabled(
-            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"),
+            if: pythonJudges || required, "\(pythonJudgesMissing)"),
         arguments: [
             "google-export.ics", "outlook-export.ics", "google-recurring.ics",
         ])
@@ -88,7 +95,7 @@ struct JudgeTests {
     @Test(
         "a diary's export of a series with a moved occurrence is read right by every judge",
         .enabled(
-            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"),
+            if: pythonJudges || required, "\(pythonJudgesMissing)"),
         arguments: ["sqlite", "vdir"])
     func diaryExport(backend: String) throws {
         let cli = try Taskcal()
@@ -119,7 +126,7 @@ struct JudgeTests {
     @Test(
         "every zone, twice a year 1970–2037: local times as the tz database says; icalendar, vobject and libical read the VTIMEZONEs so",
         .enabled(
-            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"))
+            if: pythonJudges || required, "\(pythonJudgesMissing)"))
     func everyZone() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -132,7 +139,7 @@ struct JudgeTests {
     @Test(
         "a file's VTIMEZONEs cover its years only, in every zone, and still say what the tz database says; a later record from an earlier year widens them",
         .enabled(
-            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"))
+            if: pythonJudges || required, "\(pythonJudgesMissing)"))
     func everyZoneTrimmed() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -215,7 +222,7 @@ struct JudgeTests {
 
     @Test(
         "calcurse imports every sample's output without complaint",
-        .enabled(if: calcurse || required, "calcurse is not installed"),
+        .enabled(if: calcurse || required, "\(calcurseMissing)"),
         arguments: [
             "spec-example.json", "attachments-and-alarms.json", "google-export.ics",
             "outlook-export.ics", "google-recurring.ics", "todo-with-subtasks.ics",
@@ -247,7 +254,7 @@ struct JudgeTests {
     @Test(
         "--split-size: complete calendars within the limit, a series whole in one, the union exactly the input; Python icalendar and calcurse read every part",
         .enabled(
-            if: pythonJudges || required, "python3 with icalendar and vobject is not installed"))
+            if: pythonJudges || required, "\(pythonJudgesMissing)"))
     func split() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
