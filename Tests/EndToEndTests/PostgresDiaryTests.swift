@@ -76,6 +76,61 @@ struct PostgresDiaryTests {
             "the exclusion constraint refuses it: \(sneaked)")
     }
 
+    @Test("habits and single entries added at once: the advisory lock keeps the habit check whole")
+    func habitsAndSinglesAtOnce() async throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let store = cli.store("postgres")
+        // Four writers add weekly habits on Monday 09:00–10:00 (each collides with the others),
+        // four add single entries on Mondays at 09:30 in the weeks after (each collides with any
+        // habit that won): whatever the order, the diary ends with no overlap.
+        let outcomes = try await withThrowingTaskGroup(of: [Int32].self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var statuses: [Int32] = []
+                    for round in 0..<6 {
+                        let arguments: [String] =
+                            worker < 4
+                            ? [
+                                "--name", "habit w\(worker)r\(round)", "--start",
+                                "2026-11-30T09:00",
+                                "--end", "2026-11-30T10:00", "--repeat", "weekly",
+                            ]
+                            : [
+                                "--name", "single w\(worker)r\(round)",
+                                "--start", "2026-12-\(["07", "14", "21"][round % 3])T09:30",
+                                "--end", "2026-12-\(["07", "14", "21"][round % 3])T09:45",
+                            ]
+                        statuses.append(
+                            try Taskcal.execute(
+                                Taskcal.binary.path,
+                                ["diary", "add", "--store", store, "--tz", "UTC"] + arguments,
+                                in: cli.directory
+                            ).status)
+                    }
+                    return statuses
+                }
+            }
+            var all: [Int32] = []
+            for try await statuses in group { all += statuses }
+            return all
+        }
+        #expect(outcomes.allSatisfy { $0 == 0 || $0 == 1 }, "\(outcomes)")
+        let check = try cli.run(["diary", "check", "--store", store])
+        #expect(check.status == 0, "no overlap among habits and entries: \(check.stderr)")
+        let listed = try cli.run(["diary", "list", "--store", store, "--format", "json"])
+        let names = try Taskcal.records(listed.stdout).map {
+            ($0 as! [String: Any])["name"] as! String
+        }
+        #expect(
+            names.filter { $0.hasPrefix("habit") }.count
+                + names.filter { $0.hasPrefix("single") }.count
+                == outcomes.filter { $0 == 0 }.count)
+        #expect(
+            names.filter { $0.hasPrefix("habit") }.count <= 1,
+            "at most one habit holds Monday 09:00: \(names)")
+    }
+
     @Test("several diaries in one database, each with its own entries, ids and rule")
     func severalDiaries() throws {
         let cli = try Taskcal()
