@@ -416,16 +416,7 @@ public final class SQLiteDiary: DiaryStore {
     static func collisions(
         of record: TaskRecord, occurrences: [TaskRecord], series: [TaskRecord], _ db: Database
     ) throws -> [(mine: TaskRecord, other: TaskRecord)] {
-        var found: [(mine: TaskRecord, other: TaskRecord)] = []
-        for other in series where other.id != record.id {
-            do {
-                if let pair = try Expansion.collisions(record, other, limit: 1).first {
-                    found.append(pair)
-                }
-            } catch {
-                throw Rules.refusal(of: record, error)
-            }
-        }
+        var found = try Rules.collisions(of: record, in: series)
         for occurrence in occurrences {
             found += try singles(overlapping: occurrence, db).map { (occurrence, $0) }
             if found.count >= 10 { break }

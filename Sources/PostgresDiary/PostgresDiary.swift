@@ -417,16 +417,7 @@ public final class PostgresDiary: DiaryStore {
         of record: TaskRecord, occurrences: [TaskRecord]?, window: Range<Int64>,
         series: [TaskRecord]
     ) throws -> [(mine: TaskRecord, other: TaskRecord)] {
-        var found: [(mine: TaskRecord, other: TaskRecord)] = []
-        for other in series where other.id != record.id {
-            do {
-                if let pair = try Expansion.collisions(record, other, limit: 1).first {
-                    found.append(pair)
-                }
-            } catch {
-                throw Rules.refusal(of: record, error)
-            }
-        }
+        var found = try Rules.collisions(of: record, in: series)
         // The single entries in the window, found through the constraint's index.
         let singles = try run(
             """
@@ -772,7 +763,16 @@ public final class PostgresDiary: DiaryStore {
                 address.isSocket
                 ? "its socket \(address.host)/.s.PGSQL.\(address.port)"
                 : "\(address.host):\(address.port)"
-            let why = error.underlying.map { "\($0)" } ?? "no answer"
+            // NIO's errors are long; the reason a person acts on is in them.
+            let text = error.underlying.map { "\($0)" } ?? ""
+            let why =
+                [
+                    "Connection refused", "No such file or directory", "timed out", "Timeout",
+                    "Network is unreachable", "No route to host", "Name or service not known",
+                    "Temporary failure in name resolution", "Permission denied",
+                ]
+                .first { text.localizedCaseInsensitiveContains($0) }?.lowercased()
+                ?? (text.isEmpty ? "no answer" : text)
             return "cannot connect to the server at \(where_) (\(why)); is it running?"
         case .sslUnsupported:
             return "the server offers no TLS, and sslmode \(address.tls.rawValue) asks for it"
