@@ -43,6 +43,10 @@ public struct ReadOptions: Sendable {
     public var expansion: Expansion?
     /// Leave out `ical_extra` lines (`--drop-extra`).
     public var dropExtra = false
+    /// Show records as "Busy" with their times only (`--redact`, `--redact-all`).
+    public var redaction: Redaction?
+    /// Whether the records are given reshaped (expanded, without verbatim lines, redacted).
+    var reshapes: Bool { expansion != nil || dropExtra || redaction != nil }
     /// The namespace of each input file when `uidScheme` has none (see ``UIDScheme``).
     public var namespaceOfFile: @Sendable (String) -> String = UIDScheme.defaultNamespace(
         forFile:)
@@ -67,8 +71,8 @@ public func openRecordSource(_ path: String, options: ReadOptions) throws(Diagno
     -> any RecordSource
 {
     let source = try openPlainSource(path, options: options)
-    if options.expansion == nil && !options.dropExtra { return source }
-    return ReshapingSource(source, expansion: options.expansion, dropExtra: options.dropExtra)
+    if !options.reshapes { return source }
+    return ReshapingSource(source, options: options)
 }
 
 /// A record source over `bytes` in memory, named `name` in messages: what a file of that
@@ -95,8 +99,8 @@ public func openRecordSource(
             ICSRecordSource(bytes: bytes, name: name, options: options),
             uidScheme: options.uidScheme)
     }
-    if options.expansion == nil && !options.dropExtra { return plain }
-    return ReshapingSource(plain, expansion: options.expansion, dropExtra: options.dropExtra)
+    if !options.reshapes { return plain }
+    return ReshapingSource(plain, options: options)
 }
 
 private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagnostic)

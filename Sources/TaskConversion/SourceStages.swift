@@ -227,36 +227,53 @@ enum ExtraLines {
     }
 }
 
-/// `--expand` and `--drop-extra`: the records of a file as occurrences in a window, without
-/// their verbatim lines. Expanding reads the whole file first (a changed occurrence may come
-/// before its series); dropping alone streams.
+/// `--expand`, `--drop-extra` and `--redact`: the records of a file as occurrences in a
+/// window, without their verbatim lines, or as "Busy". Expanding reads the whole file first (a
+/// changed occurrence may come before its series); the others stream.
 final class ReshapingSource: RecordSource {
     private let inner: any RecordSource
     private let expansion: Expansion?
     private let dropExtra: Bool
+    private let redaction: Redaction?
     private var pending: [SourceItem] = []
     private var pendingIndex = 0
     private var expanded = false
     private var notes: [Diagnostic] = []
+    private var confidentialUIDs: Set<String> = []
 
-    init(_ inner: any RecordSource, expansion: Expansion?, dropExtra: Bool) {
+    init(_ inner: any RecordSource, options: ReadOptions) {
         self.inner = inner
-        self.expansion = expansion
-        self.dropExtra = dropExtra
+        expansion = options.expansion
+        dropExtra = options.dropExtra
+        redaction = options.redaction
     }
 
     var warnings: [Diagnostic] { inner.warnings + notes }
     var calendar: CalendarInfo {
-        guard dropExtra else { return inner.calendar }
-        // Without the verbatim lines, only the zones records name are kept.
+        guard dropExtra || redaction != nil else { return inner.calendar }
+        // Without the verbatim lines, only the zones records name are kept. A redacted
+        // calendar keeps no component but its zones (a VFREEBUSY or VAVAILABILITY tells
+        // more than "Busy"), and shown all as busy time, of its own lines only those that
+        // place its times (X-WR-TIMEZONE, for floating ones) or say how to import it (METHOD).
         var info = inner.calendar
-        info.icalExtra = []
+        if dropExtra {
+            info.icalExtra = []
+        } else if redaction == .all {
+            info.icalExtra = info.icalExtra.filter { line in
+                let name = line.prefix { $0 != ":" && $0 != ";" }.uppercased()
+                return name == "X-WR-TIMEZONE" || name == "METHOD"
+            }
+        }
         info.icalComponents = info.icalComponents.filter(EventWriter.isTimeZone)
         return info
     }
 
     func next() throws(Diagnostic) -> SourceItem? {
-        guard let expansion else { return try inner.next().map(reshaped) }
+        // Expanding needs the whole file, and so does hiding a private series' changed
+        // occurrences, which may come before it.
+        guard expansion != nil || redaction == .confidential else {
+            return try inner.next().map(reshaped)
+        }
         if !expanded {
             expanded = true
             var items: [SourceItem] = []
@@ -268,11 +285,15 @@ final class ReshapingSource: RecordSource {
                     items.append(item)
                 }
             }
-            var expansion = expansion
-            expansion.zones = (try? ZoneCatalog(calendar: inner.calendar)) ?? ZoneCatalog()
-            let (occurrences, warnings) = expansion.expand(records)
-            let file = records.first?.1.file ?? "-"
-            notes += warnings.map { Diagnostic(.warning, Location(file: file), $0) }
+            confidentialUIDs = Redaction.confidentialUIDs(of: records.lazy.map(\.0))
+            var occurrences = records
+            if var expansion {
+                expansion.zones = (try? ZoneCatalog(calendar: inner.calendar)) ?? ZoneCatalog()
+                let warnings: [String]
+                (occurrences, warnings) = expansion.expand(records)
+                let file = records.first?.1.file ?? "-"
+                notes += warnings.map { Diagnostic(.warning, Location(file: file), $0) }
+            }
             for (record, location) in occurrences {
                 items.append(reshaped(.record(record, location)))
             }
@@ -284,8 +305,13 @@ final class ReshapingSource: RecordSource {
     }
 
     private func reshaped(_ item: SourceItem) -> SourceItem {
-        guard dropExtra, case .record(var record, let location) = item else { return item }
-        record.dropExtra()
+        guard dropExtra || redaction != nil, case .record(var record, let location) = item else {
+            return item
+        }
+        if dropExtra { record.dropExtra() }
+        if let redaction {
+            record = redaction.apply(to: record, confidentialUIDs: confidentialUIDs)
+        }
         return .record(record, location)
     }
 }

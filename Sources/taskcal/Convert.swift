@@ -3,6 +3,7 @@ import Foundation
 import ICalendar
 import Synchronization
 import TaskConversion
+import TaskModel
 
 extension Format: ExpressibleByArgument {}
 
@@ -184,8 +185,25 @@ struct Convert: ParsableCommand {
             valueName: "app"))
     var app: CalendarApp?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Write private and confidential records as \"Busy\" with their times only, to share a calendar without its contents.",
+            discussion:
+                "Records with \"class\": \"private\" or \"confidential\" (CLASS:PRIVATE or CLASS:CONFIDENTIAL in .ics) keep their id, UID, times, zone and repetition, named Busy; their description, place, people, categories, links, attachments, alarms, subtasks and other lines are left out. The others are written whole."
+        ))
+    var redact = false
+
+    @Flag(
+        help:
+            "Write every record as \"Busy\" with its times only (a free/busy view), and none of the calendar's own lines."
+    )
+    var redactAll = false
+
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
+
+    /// `--redact` or `--redact-all`.
+    var redaction: Redaction? { redactAll ? .all : redact ? .confidential : nil }
 
     /// `--split-size` and `--split-count`, when given.
     var split: SplitLimit? {
@@ -299,6 +317,7 @@ struct Convert: ParsableCommand {
         read.parallelism = jobs
         read.expansion = expansion
         read.dropExtra = dropExtra
+        read.redaction = redaction
         read.strict = strict
         var write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
         write.uidNamespace = uidNamespace
@@ -436,6 +455,7 @@ extension Convert {
         var read = ReadOptions(format: from, uidScheme: scheme, floatingZone: tz)
         read.expansion = expansion
         read.dropExtra = dropExtra
+        read.redaction = redaction
         read.strict = strict
         var write = WriteOptions(uidScheme: scheme, zone: tz)
         write.uidNamespace = uidNamespace
