@@ -13,10 +13,13 @@ struct InstallTests {
         defer { cli.cleanUp() }
         let prefix = cli.path("prefix")
         let script = Taskcal.packageRoot.appendingPathComponent("Scripts/install.sh").path
-        // A build folder of its own: the running `swift test` holds .build.
+        // A build folder of its own: the running `swift test` holds .build. In a fresh clone
+        // that is a release build from scratch, SwiftNIO and BoringSSL included: over five
+        // minutes on two busy cores (seen killed at the usual limit), so it gets an hour.
         let installed = try Taskcal.execute(
             "/bin/bash", [script, prefix], in: Taskcal.packageRoot,
-            environment: ["TASKCAL_BUILD_PATH": ".build-install"])
+            environment: ["TASKCAL_BUILD_PATH": ".build-install"], timeLimit: 3600)
+        #expect(!installed.hung, "the install did not finish within an hour")
         #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         #expect(installed.stdout.contains("man pages in \(prefix)/share/man/man1"))
         // The installed binary runs and says which libical it was built against and runs on.

@@ -102,7 +102,7 @@ struct Taskcal {
 
     static func execute(
         _ executable: String, _ arguments: [String], in directory: URL, stdin: String? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], timeLimit: TimeInterval = hangLimit
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -143,7 +143,7 @@ struct Taskcal {
         let finished = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in finished.signal() }
         try process.run()
-        let hung = finished.wait(timeout: .now() + hangLimit) == .timedOut
+        let hung = finished.wait(timeout: .now() + timeLimit) == .timedOut
         if hung {
             kill(process.processIdentifier, SIGKILL)
             finished.wait()
