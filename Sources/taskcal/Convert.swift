@@ -195,7 +195,7 @@ struct Convert: ParsableCommand {
 
     @Flag(
         help:
-            "Write every record as \"Busy\" with its times only (a free/busy view), and none of the calendar's own lines."
+            "Write every record as \"Busy\" with its times only (a free/busy view); of the calendar's own lines only X-WR-TIMEZONE and METHOD."
     )
     var redactAll = false
 
