@@ -70,15 +70,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the two diary benchmarks measure alike (entries, refused adds, the clock).
+        .target(
+            name: "DiaryBenchmarkSupport", dependencies: ["Diary", "TaskModel"],
+            path: "Benchmarks/DiaryBenchmarkSupport"
+        ),
         .executableTarget(
             name: "diary-benchmark",
-            dependencies: ["Diary", "TaskModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Diary", "DiaryBenchmarkSupport", "TaskModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Benchmarks/DiaryBenchmark"
         ),
         .executableTarget(
             name: "postgres-diary-benchmark",
             dependencies: [
-                "Diary", "PostgresDiary", "TaskModel", "TestPostgres",
+                "Diary", "DiaryBenchmarkSupport", "PostgresDiary", "TaskModel", "TestPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

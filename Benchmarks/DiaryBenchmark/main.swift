@@ -8,6 +8,7 @@
 // 2. One overlap check in a store of N entries: a refused add (seek, walk, rollback),
 //    against a lookup by primary key in the same store.
 import Diary
+import DiaryBenchmarkSupport
 import Foundation
 import GRDB
 import TaskModel
@@ -17,20 +18,6 @@ let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
     "diary-bench-\(getpid())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-
-func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let clock = ContinuousClock()
-    let start = clock.now
-    try body()
-    let elapsed = clock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-}
-
-func entry(_ index: Int) -> TaskRecord {
-    TaskRecord(
-        id: 0, dateStart: Int64(index) * 3600, dateFinish: Int64(index) * 3600 + 1800,
-        name: "entry \(index)")
-}
 
 // 1. Adds.
 let diary = try SQLiteDiary(path: folder.appendingPathComponent("diary.sqlite").path)
@@ -62,29 +49,8 @@ let rawTime = try seconds {
 // 2. One overlap check in the full store.
 let probes = 2000
 
-/// Seconds for `probes` adds that each collide with a single entry (all must be refused).
-func refusedAdds() -> Double {
-    var refused = 0
-    let time = seconds {
-        for probe in 0..<probes {
-            let index = (probe * 7919) % count
-            do {
-                _ = try diary.add(
-                    TaskRecord(
-                        id: 0, dateStart: Int64(index) * 3600 + 600,
-                        dateFinish: Int64(index) * 3600 + 900, name: "x"))
-            } catch {
-                refused += 1
-            }
-        }
-    }
-    precondition(refused == probes, "every probe must be refused")
-    return time
-}
-let checkTime = refusedAdds()
-let lookupTime = try seconds {
-    for probe in 0..<probes { _ = try diary.entry(Int64((probe * 7919) % count + 1)) }
-}
+let checkTime = refusedAdds(diary, count: count, probes: probes)
+let lookupTime = try lookups(diary, count: count, probes: probes)
 
 // 3. Habits: 20 weekly entries that never end, in the free half of each hour, checked against
 // every single entry (up to the last one) when added; then the same refused adds as in 2.
@@ -99,7 +65,7 @@ let habitAddTime = try seconds {
         _ = try diary.add(habit)
     }
 }
-let habitCheckTime = refusedAdds()
+let habitCheckTime = refusedAdds(diary, count: count, probes: probes)
 
 func format(_ value: Double) -> String { String(format: "%.3f", value) }
 print("diary benchmark, N = \(count), \(ProcessInfo.processInfo.activeProcessorCount) cores")

@@ -12,6 +12,7 @@
 // 2. One refused add in a diary of N entries (the check, the refusal read back, the
 //    rollback), against a read of one entry by id.
 import Diary
+import DiaryBenchmarkSupport
 import Foundation
 import Logging
 import NIOPosix
@@ -31,20 +32,6 @@ let url =
         + "diary=\(diaryName)"
     : server!.url(diary: diaryName)
 let address = try PostgresAddress(url: url, environment: environment)
-
-func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let clock = ContinuousClock()
-    let start = clock.now
-    try body()
-    let elapsed = clock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-}
-
-func entry(_ index: Int) -> TaskRecord {
-    TaskRecord(
-        id: 0, dateStart: Int64(index) * 3600, dateFinish: Int64(index) * 3600 + 1800,
-        name: "entry \(index)")
-}
 
 // 1. Adds.
 let diary = try PostgresDiary(address: address, environment: environment)
@@ -95,24 +82,8 @@ _ = try connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)"), logger
 
 // 2. Refused adds in the full diary.
 let probes = 2000
-var refused = 0
-let checkTime = seconds {
-    for probe in 0..<probes {
-        let index = (probe * 7919) % count
-        do {
-            _ = try diary.add(
-                TaskRecord(
-                    id: 0, dateStart: Int64(index) * 3600 + 600,
-                    dateFinish: Int64(index) * 3600 + 900, name: "x"))
-        } catch {
-            refused += 1
-        }
-    }
-}
-precondition(refused == probes, "every probe must be refused")
-let lookupTime = try seconds {
-    for probe in 0..<probes { _ = try diary.entry(Int64((probe * 7919) % count + 1)) }
-}
+let checkTime = refusedAdds(diary, count: count, probes: probes)
+let lookupTime = try lookups(diary, count: count, probes: probes)
 try connection.close().wait()
 
 func format(_ value: Double) -> String { String(format: "%.3f", value) }

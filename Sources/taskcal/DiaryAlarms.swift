@@ -261,7 +261,7 @@ extension DiaryCommand {
                 try now.map { try options.parseTime($0, option: "--now") }
                 ?? Int64(Date().timeIntervalSince1970)
             let reach = FreeTimeOptions.seconds(catchUp) ?? 86_400
-            let statePath = try options.location().companionFile("reminded")
+            let statePath = try options.companionFile("reminded")
             var state =
                 (try? JSONDecoder().decode(
                     State.self, from: Data(contentsOf: URL(fileURLWithPath: statePath))))
@@ -307,9 +307,6 @@ extension DiaryCommand {
             encoder.outputFormatting = .sortedKeys
             let data = try encoder.encode(state)
             let temporary = statePath + ".tmp-\(getpid())"
-            try? FileManager.default.createDirectory(
-                atPath: (statePath as NSString).deletingLastPathComponent,
-                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             guard
                 FileManager.default.createFile(
                     atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]),

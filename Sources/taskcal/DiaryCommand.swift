@@ -31,6 +31,16 @@ struct StoreOptions: ParsableArguments {
         try run { () throws(DiaryError) in try StoreLocation.resolve(store) }
     }
 
+    /// Where taskcal keeps its own file `name` about the diary
+    /// (``StoreLocation/companionFile(_:)``), its folder made, private, when missing.
+    func companionFile(_ name: String) throws -> String {
+        let path = try location().companionFile(name)
+        try? FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return path
+    }
+
     func open() throws -> any DiaryStore {
         let location = try location()
         return try run { () throws(DiaryError) in try openDiary(location) }

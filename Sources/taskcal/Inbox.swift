@@ -150,11 +150,7 @@ struct Inbox: ParsableCommand {
 
         /// Notes a decision in the log beside the diary.
         func log(_ line: String) {
-            guard let location = try? store.location() else { return }
-            let path = location.companionFile("inbox.log")
-            try? FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent,
-                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            guard let path = try? store.companionFile("inbox.log") else { return }
             let stamp = DateTimeValue(utcEpoch: Int64(Date().timeIntervalSince1970)).compactUTC
             let text = "\(stamp) \(line)\n"
             if let handle = FileHandle(forWritingAtPath: path) {
