@@ -2,30 +2,6 @@ import Foundation
 import TaskConversion
 import TaskModel
 
-extension TaskRecord {
-    /// The record without what no report of times reads: its id, UID, name, kind, status,
-    /// times, zone and recurrence stay (what ``occupiesTime``, ``Expansion`` and
-    /// ``ReportEntry`` need); description, attachments, alarms, people, subtasks and the
-    /// iCalendar extras go.
-    public var timeSkeleton: TaskRecord {
-        var slim = self
-        slim.description = nil
-        slim.attachments = []
-        slim.alarms = []
-        slim.subtasks = []
-        slim.location = nil
-        slim.categories = []
-        slim.color = nil
-        slim.url = nil
-        slim.organizer = nil
-        slim.attendees = []
-        slim.icalParameters = [:]
-        slim.icalExtra = []
-        slim.icalComponents = []
-        return slim
-    }
-}
-
 /// An entry of a report: what is shown of a record, and where it came from.
 public struct ReportEntry: Sendable, Hashable {
     public var id: Int64

@@ -45,6 +45,9 @@ public struct ReadOptions: Sendable {
     public var dropExtra = false
     /// Show records as "Busy" with their times only (`--redact`, `--redact-all`).
     public var redaction: Redaction?
+    /// How much of each JSON and NDJSON record to read: ``TaskJSON/Reading/timesOnly`` for
+    /// reports of times, which then neither build nor check the fields they do not show.
+    public var reading = TaskJSON.Reading.whole
     /// Whether the records are given reshaped (expanded, without verbatim lines, redacted).
     var reshapes: Bool { expansion != nil || dropExtra || redaction != nil }
     /// The namespace of each input file when `uidScheme` has none (see ``UIDScheme``).
@@ -86,8 +89,12 @@ public func openRecordSource(
     }
     let plain: any RecordSource
     switch format {
-    case .json: plain = CalendarCheckSource(try JSONRecordSource(data: Data(bytes), name: name))
-    case .ndjson: plain = CalendarCheckSource(NDJSONRecordSource(bytes: bytes, name: name))
+    case .json:
+        plain = CalendarCheckSource(
+            try JSONRecordSource(data: Data(bytes), name: name, reading: options.reading))
+    case .ndjson:
+        plain = CalendarCheckSource(
+            NDJSONRecordSource(bytes: bytes, name: name, reading: options.reading))
     case .jcal: plain = try JCalRecordSource(bytes: bytes, name: name, options: options)
     case .jscalendar:
         plain = SubtaskNestingSource(
@@ -118,12 +125,14 @@ private func openPlainSource(_ path: String, options: ReadOptions) throws(Diagno
             code: .usage)
     }
     switch format {
-    case .json: return CalendarCheckSource(try JSONRecordSource(path: path))
+    case .json:
+        return CalendarCheckSource(try JSONRecordSource(path: path, reading: options.reading))
     case .ndjson:
         // Lines are decoded on --jobs threads (outputs are the same as on one).
         return CalendarCheckSource(
             try NDJSONRecordSource(
-                path: path, workers: path == "-" ? 1 : options.parallelism))
+                path: path, workers: path == "-" ? 1 : options.parallelism,
+                reading: options.reading))
     case .ics:
         if options.parallelism > 1, path != "-",
             let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int,
@@ -160,8 +169,8 @@ final class JSONRecordSource: RecordSource {
     let warnings: [Diagnostic] = []
     let calendar: CalendarInfo
 
-    convenience init(path: String) throws(Diagnostic) {
-        try self.init(data: try Self.contents(of: path), name: path)
+    convenience init(path: String, reading: TaskJSON.Reading = .whole) throws(Diagnostic) {
+        try self.init(data: try Self.contents(of: path), name: path, reading: reading)
     }
 
     /// The whole of `path` (`-`: standard input), for formats read whole (JSON, jCal).
@@ -195,10 +204,10 @@ final class JSONRecordSource: RecordSource {
         return document
     }
 
-    init(data: Data, name path: String) throws(Diagnostic) {
+    init(data: Data, name path: String, reading: TaskJSON.Reading = .whole) throws(Diagnostic) {
         self.path = path
         do {
-            let file = try TaskJSON.decodeFile(data)
+            let file = try TaskJSON.decodeFile(data, reading: reading)
             results = file.records
             calendar = file.calendar ?? CalendarInfo()
             pendingProblems = file.problems
@@ -257,37 +266,46 @@ struct DuplicateRecords {
         var occurrence: Int64?
     }
     /// Where the first record of a key was: only what the message names (a record's index
-    /// or line), so that a million records cost a million small entries.
-    private enum Place {
-        case index(Int)
-        case line(Int)
-        case unknown
+    /// or line) in one word, so that a million records cost a million small entries: an
+    /// index as itself, a line as `-1 - line`, neither as `Int.min`.
+    private struct Place {
+        private let code: Int
 
         init(_ location: Location) {
-            if let index = location.index {
-                self = .index(index)
-            } else if let line = location.line {
-                self = .line(line)
+            if let index = location.index, index >= 0 {
+                code = index
+            } else if let line = location.line, line >= 0, line < Int.max {
+                code = -1 - line
             } else {
-                self = .unknown
+                code = Int.min
             }
         }
 
         var description: String {
-            switch self {
-            case .index(let index): "record [\(index)]"
-            case .line(let line): "the record of line \(line)"
-            case .unknown: "another record"
-            }
+            if code >= 0 { return "record [\(code)]" }
+            if code > Int.min { return "the record of line \(-1 - code)" }
+            return "another record"
         }
     }
-    private var ids: [Key<Int64>: Place] = [:]
+    /// Ids of records that change no occurrence (nearly all) by themselves: an `Int64` key
+    /// hashes in one step and takes a third of the room of an id and an occurrence.
+    private var ids: [Int64: Place] = [:]
+    private var occurrenceIDs: [Key<Int64>: Place] = [:]
     private var uids: [Key<String>: Place] = [:]
 
     /// An error naming both records when `record` repeats an earlier one, else `nil`.
     mutating func check(_ record: TaskRecord, at location: Location) -> Diagnostic? {
-        let idKey = Key(identity: record.id, occurrence: record.recurrenceID)
-        if let first = ids[idKey] {
+        let first: Place?
+        if let occurrence = record.recurrenceID {
+            let key = Key(identity: record.id, occurrence: occurrence)
+            first = occurrenceIDs[key]
+            if first == nil { occurrenceIDs[key] = Place(location) }
+        } else {
+            // One look-up for the common case, a new id; a repeated one keeps the first place.
+            first = ids.updateValue(Place(location), forKey: record.id)
+            if let first { ids[record.id] = first }
+        }
+        if let first {
             return Diagnostic(
                 .error,
                 Location(
@@ -295,7 +313,6 @@ struct DuplicateRecords {
                 "id \(record.id) is also the id of \(first.description); each record needs its own id (a calendar app would keep one of them)",
                 code: .duplicateID)
         }
-        ids[idKey] = Place(location)
         if let uid = record.uid {
             let uidKey = Key(identity: uid, occurrence: record.recurrenceID)
             if let first = uids[uidKey] {
@@ -318,6 +335,7 @@ final class NDJSONRecordSource: RecordSource {
     private let path: String
     private let lines: LineSource
     private let workers: Int
+    private let reading: TaskJSON.Reading
     private var lineNumber = 0
     private var duplicates = DuplicateRecords()
     let warnings: [Diagnostic] = []
@@ -325,8 +343,9 @@ final class NDJSONRecordSource: RecordSource {
 
     /// One line read and decoded, ahead of being handed out.
     private typealias Decoded = (line: Int, result: Result<TaskJSON.Line, TaskJSON.SyntaxError>)
+    /// The batch being handed out, last line first: each is taken with `popLast`, which
+    /// moves it out instead of copying a record and releasing it later.
     private var ready: [Decoded] = []
-    private var readyIndex = 0
     /// A line that could not be read (too long, say): thrown once the lines before it are out.
     private var pendingFailure: Diagnostic?
     private var finishedReading = false
@@ -346,9 +365,10 @@ final class NDJSONRecordSource: RecordSource {
     }
     private var inFlight: InFlight?
 
-    init(path: String, workers: Int = 1) throws(Diagnostic) {
+    init(path: String, workers: Int = 1, reading: TaskJSON.Reading = .whole) throws(Diagnostic) {
         self.path = path
         self.workers = max(1, workers)
+        self.reading = reading
         do {
             lines = try LineSource(path: path)
         } catch {
@@ -356,9 +376,10 @@ final class NDJSONRecordSource: RecordSource {
         }
     }
 
-    init(bytes: [UInt8], name: String) {
+    init(bytes: [UInt8], name: String, reading: TaskJSON.Reading = .whole) {
         path = name
         workers = 1
+        self.reading = reading
         lines = LineSource(bytes: bytes)
     }
 
@@ -393,12 +414,14 @@ final class NDJSONRecordSource: RecordSource {
         return (batch, nil)
     }
 
-    private static func decode(_ lines: ArraySlice<(line: Int, bytes: [UInt8])>) -> [Decoded] {
+    private static func decode(
+        _ lines: ArraySlice<(line: Int, bytes: [UInt8])>, reading: TaskJSON.Reading
+    ) -> [Decoded] {
         lines.map { item in
             (
                 item.line,
                 Result { () throws(TaskJSON.SyntaxError) in
-                    try TaskJSON.decodeNDJSONLine(Data(item.bytes))
+                    try TaskJSON.decodeNDJSONLine(Data(item.bytes), reading: reading)
                 }
             )
         }
@@ -409,11 +432,12 @@ final class NDJSONRecordSource: RecordSource {
         let (batch, failure) = readBatch()
         let runs = max(1, min(workers, batch.count))
         let flight = InFlight(runs: runs, failure: failure)
+        let reading = reading
         for run in 0..<runs {
             let part = batch[(batch.count * run / runs)..<(batch.count * (run + 1) / runs)]
             flight.group.enter()
             DispatchQueue.global().async {
-                let decoded = Self.decode(part)
+                let decoded = Self.decode(part, reading: reading)
                 flight.runs.withLock { $0[run] = decoded }
                 flight.group.leave()
             }
@@ -426,17 +450,23 @@ final class NDJSONRecordSource: RecordSource {
     /// line's result depends on no other, so the records, messages and their order are
     /// those of one thread).
     private func fill() {
-        readyIndex = 0
         guard workers > 1 else {
             let (batch, failure) = readBatch()
-            ready = Self.decode(batch[...])
+            ready = Self.decode(batch[...], reading: reading)
+            ready.reverse()
             pendingFailure = failure
             return
         }
         if inFlight == nil { startBatch() }
         guard let flight = inFlight else { return }
         flight.group.wait()
-        ready = flight.runs.withLock { $0.flatMap { $0 } }
+        var runs = flight.runs.withLock { runs in
+            defer { runs = [] }
+            return runs
+        }
+        while var run = runs.popLast() {
+            while let line = run.popLast() { ready.append(line) }
+        }
         pendingFailure = flight.failure
         inFlight = nil
         if !finishedReading { startBatch() }
@@ -444,7 +474,7 @@ final class NDJSONRecordSource: RecordSource {
 
     func next() throws(Diagnostic) -> SourceItem? {
         while true {
-            if readyIndex == ready.count {
+            guard let (number, result) = ready.popLast() else {
                 if let failure = pendingFailure {
                     pendingFailure = nil
                     finishedReading = true
@@ -455,8 +485,6 @@ final class NDJSONRecordSource: RecordSource {
                 fill()
                 continue
             }
-            let (number, result) = ready[readyIndex]
-            readyIndex += 1
             let location = Location(file: path, line: number)
             func failed(_ problems: RecordProblems) -> SourceItem {
                 .failed(

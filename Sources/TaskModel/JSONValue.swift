@@ -50,9 +50,49 @@ public enum JSONValue: Sendable, Equatable {
         public var offset: Int?
     }
 
+    /// Members a reader does not want built: their values are checked for JSON syntax only
+    /// and read as `null`, so no string or array is made for them.
+    ///
+    /// Reports read a record's times, id and name; a million records' descriptions,
+    /// attachments and alarms need not become Strings for that (issue 13).
+    public struct Skipping: Sendable {
+        /// The names as UTF-8; a member is skipped when its name is written without escapes
+        /// and equals one of them.
+        private let names: [[UInt8]]
+        /// Bit `d` set: members of objects at depth `d` are skipped (1 is the top-level
+        /// object, 2 an object in it or in a top-level array, and so on).
+        private let depthBits: UInt64
+
+        /// Skips members named in `names` of the objects at `depths` (1 to 63).
+        public init(_ names: Set<String>, depths: Set<Int>) {
+            self.names = names.sorted().map { Array($0.utf8) }
+            depthBits = depths.reduce(0) { $1 > 0 && $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
+        }
+
+        fileprivate func skipsMembers(atDepth depth: Int) -> Bool {
+            depth < 64 && depthBits & 1 << UInt64(depth) != 0
+        }
+
+        fileprivate func skips(_ name: UnsafeRawBufferPointer) -> Bool {
+            for candidate in names where candidate.count == name.count {
+                if candidate.withUnsafeBytes({
+                    memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0
+                }) {
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
     /// Parses one JSON text (leading and trailing whitespace allowed, nothing else after it).
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(SyntaxError) -> JSONValue {
-        var parser = Parser(bytes: bytes)
+    ///
+    /// With `skipping`, the members it names read as `null`; the text is still checked whole,
+    /// so a syntax error anywhere is found and worded as without it.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, skipping: Skipping? = nil)
+        throws(SyntaxError) -> JSONValue
+    {
+        var parser = Parser(bytes: bytes, skipping: skipping)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -62,10 +102,12 @@ public enum JSONValue: Sendable, Equatable {
         return value
     }
 
-    /// ``parse(_:)-(UnsafeRawBufferPointer)`` for `Data`.
-    public static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
+    /// ``parse(_:skipping:)-(UnsafeRawBufferPointer,_)`` for `Data`.
+    public static func parse(_ data: Data, skipping: Skipping? = nil) throws(SyntaxError)
+        -> JSONValue
+    {
         try data.withUnsafeBytes { bytes in
-            Result { () throws(SyntaxError) -> JSONValue in try parse(bytes) }
+            Result { () throws(SyntaxError) -> JSONValue in try parse(bytes, skipping: skipping) }
         }.get()
     }
 }
@@ -112,12 +154,19 @@ extension JSONValue: Decodable {
     }
 }
 
-/// The recursive-descent parser behind ``JSONValue/parse(_:)-(UnsafeRawBufferPointer)``.
+/// The recursive-descent parser behind ``JSONValue/parse(_:skipping:)-(UnsafeRawBufferPointer,_)``.
+///
+/// `build: false` checks a value's syntax exactly as building it would (the same errors at
+/// the same offsets) and returns `null` without making strings, arrays or members.
 private struct Parser {
     let bytes: UnsafeRawBufferPointer
+    let skipping: JSONValue.Skipping?
     var index = 0
 
-    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    init(bytes: UnsafeRawBufferPointer, skipping: JSONValue.Skipping?) {
+        self.bytes = bytes
+        self.skipping = skipping
+    }
 
     private func fail(_ reason: String, at offset: Int) -> JSONValue.SyntaxError {
         JSONValue.SyntaxError(reason: reason, offset: offset)
@@ -136,16 +185,16 @@ private struct Parser {
         }
     }
 
-    mutating func value(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
+    mutating func value(depth: Int, build: Bool = true) throws(JSONValue.SyntaxError) -> JSONValue {
         guard index < bytes.count else { throw ended }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try object(depth: depth + 1)
-        case UInt8(ascii: "["): return try array(depth: depth + 1)
-        case UInt8(ascii: "\""): return try string()
-        case UInt8(ascii: "t"): return try literal("true", .bool(true))
-        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "{"): return try object(depth: depth + 1, build: build)
+        case UInt8(ascii: "["): return try array(depth: depth + 1, build: build)
+        case UInt8(ascii: "\""): return try build ? string() : skipString()
+        case UInt8(ascii: "t"): return try literal("true", build ? .bool(true) : .null)
+        case UInt8(ascii: "f"): return try literal("false", build ? .bool(false) : .null)
         case UInt8(ascii: "n"): return try literal("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number(build: build)
         default: throw fail("Invalid value", at: index)
         }
     }
@@ -164,21 +213,22 @@ private struct Parser {
 
     /// The characters a number may hold, taken as written; whether they are a JSON number
     /// is asked when a field reads it.
-    private mutating func number() -> JSONValue {
+    private mutating func number(build: Bool) -> JSONValue {
         let start = index
-        while index < bytes.count {
+        scan: while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
                 UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
                 index += 1
             default:
-                return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+                break scan
             }
         }
-        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+        return build ? .number(String(decoding: bytes[start..<index], as: UTF8.self)) : .null
     }
 
-    private mutating func array(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
+    private mutating func array(depth: Int, build: Bool) throws(JSONValue.SyntaxError) -> JSONValue
+    {
         index += 1
         if depth > JSONValue.depthLimit {
             throw fail("Too many nested arrays or dictionaries", at: index)
@@ -188,16 +238,17 @@ private struct Parser {
         guard index < bytes.count else { throw ended }
         if bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(values)
+            return build ? .array(values) : .null
         }
         while true {
-            values.append(try value(depth: depth))
+            let element = try value(depth: depth, build: build)
+            if build { values.append(element) }
             skipWhitespace()
             guard index < bytes.count else { throw ended }
             switch bytes[index] {
             case UInt8(ascii: "]"):
                 index += 1
-                return .array(values)
+                return build ? .array(values) : .null
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
@@ -205,7 +256,7 @@ private struct Parser {
                 // A trailing comma, as the earlier reader accepted.
                 if bytes[index] == UInt8(ascii: "]") {
                     index += 1
-                    return .array(values)
+                    return build ? .array(values) : .null
                 }
             default:
                 throw fail("Invalid value", at: index)
@@ -213,7 +264,9 @@ private struct Parser {
         }
     }
 
-    private mutating func object(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
+    private mutating func object(depth: Int, build: Bool) throws(JSONValue.SyntaxError) -> JSONValue
+    {
+        let skipsHere = build && skipping?.skipsMembers(atDepth: depth) == true
         index += 1
         if depth > JSONValue.depthLimit {
             throw fail("Too many nested arrays or dictionaries", at: index)
@@ -223,36 +276,42 @@ private struct Parser {
         guard index < bytes.count else { throw ended }
         if bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return build ? .object(members) : .null
         }
         while true {
             guard index < bytes.count else { throw ended }
             guard bytes[index] == UInt8(ascii: "\"") else { throw fail("Invalid value", at: index) }
+            let nameStart = index + 1
             let name: String
-            switch try string() {
+            switch try build ? string() : skipString() {
             case .string(let text): name = text
             case .invalidString(let reason): name = "(\(reason))"
             default: name = ""
             }
+            let skipped =
+                skipsHere
+                && skipping?.skips(UnsafeRawBufferPointer(rebasing: bytes[nameStart..<index - 1]))
+                    == true
             skipWhitespace()
             guard index < bytes.count else { throw ended }
             guard bytes[index] == UInt8(ascii: ":") else { throw fail("Invalid value", at: index) }
             index += 1
             skipWhitespace()
-            members.append(JSONValue.Member(name: name, value: try value(depth: depth)))
+            let member = try value(depth: depth, build: build && !skipped)
+            if build { members.append(JSONValue.Member(name: name, value: member)) }
             skipWhitespace()
             guard index < bytes.count else { throw ended }
             switch bytes[index] {
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(members)
+                return build ? .object(members) : .null
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
                 guard index < bytes.count else { throw ended }
                 if bytes[index] == UInt8(ascii: "}") {
                     index += 1
-                    return .object(members)
+                    return build ? .object(members) : .null
                 }
             default:
                 throw fail("Invalid value", at: index)
@@ -336,6 +395,28 @@ private struct Parser {
             }
         }
         throw ended
+    }
+
+    /// A string's syntax only: where it ends, without its text; `null`.
+    ///
+    /// Consumes what ``string()`` consumes: a backslash and the byte after it, every other
+    /// byte alone (the digits of a `\\u` escape are plain bytes, never a quote or a backslash).
+    private mutating func skipString() throws(JSONValue.SyntaxError) -> JSONValue {
+        index += 1
+        while true {
+            index = ByteScan.stringStop(in: bytes, from: index)
+            guard index < bytes.count else { throw ended }
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                return .null
+            case UInt8(ascii: "\\"):
+                guard index + 1 < bytes.count else { throw ended }
+                index += 2
+            default:
+                index += 1
+            }
+        }
     }
 
     static let halfPair = "a \\u escape of half a UTF-16 pair, such as \\uD800, is no character"

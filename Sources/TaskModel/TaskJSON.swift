@@ -14,6 +14,33 @@ public enum TaskJSON {
         public var description: String { message }
     }
 
+    /// How much of each record to read.
+    public enum Reading: Sendable {
+        /// Every field, each checked.
+        case whole
+        /// Each record as its ``TaskRecord/timeSkeleton``, for reports of times: the other
+        /// fields (description, attachments, alarms …) are checked for JSON syntax only, never
+        /// built or validated, so a report over a million records does not make their text.
+        case timesOnly
+
+        /// What the parser skips when the records are the objects at depth 1 (an NDJSON line
+        /// or a file of one record), 2 (a file's array) or 1 and 3 (a file's object form).
+        func skipping(recordDepth: RecordDepth) -> JSONValue.Skipping? {
+            switch self {
+            case .whole: nil
+            case .timesOnly: Self.skippings[recordDepth.rawValue]
+            }
+        }
+
+        enum RecordDepth: Int {
+            case line, array, object
+        }
+
+        private static let skippings = [[1], [2], [1, 3]].map {
+            JSONValue.Skipping(TaskRecord.untimedFields, depths: Set($0))
+        }
+    }
+
     /// What a JSON file holds: its records and, in the object form, the calendar's own data.
     public struct File: Sendable {
         /// The `calendar` member of the object form, when there is one.
@@ -26,16 +53,25 @@ public enum TaskJSON {
 
     /// The records of a JSON file: an array of records, a single record object, or the object
     /// form `{"calendar": {…}, "records": […]}`. A UTF-8 byte-order mark is skipped.
-    public static func decodeFile(_ data: Data) throws(SyntaxError) -> File {
+    public static func decodeFile(_ data: Data, reading: Reading = .whole) throws(SyntaxError)
+        -> File
+    {
         if let problem = encodingProblem(data) { throw problem }
         let data = withoutByteOrderMark(data)
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         switch first {
         case UInt8(ascii: "["):
-            guard case .array(var values) = try parse(data) else { return File(records: []) }
+            // The records are the array's objects.
+            let skipping = reading.skipping(recordDepth: .array)
+            guard case .array(var values) = try parse(data, skipping: skipping) else {
+                return File(records: [])
+            }
             return File(records: records(consuming: &values))
         case UInt8(ascii: "{"):
-            let object = FileObject(try parse(data))
+            // One record (depth 1), or the objects of `records` (depth 3): a record's own
+            // objects at depth 3 are those of fields it skips at depth 1 or of `recurrence`.
+            let object = FileObject(
+                try parse(data, skipping: reading.skipping(recordDepth: .object)))
             return File(
                 calendar: object.calendar, records: object.records,
                 problems: object.problems?.problems ?? [])
@@ -70,9 +106,12 @@ public enum TaskJSON {
     }
 
     /// One line of NDJSON, which may be `{"calendar": {…}}`.
-    public static func decodeNDJSONLine(_ data: Data) throws(SyntaxError) -> Line {
+    public static func decodeNDJSONLine(_ data: Data, reading: Reading = .whole)
+        throws(SyntaxError) -> Line
+    {
         if let problem = encodingProblem(data) { throw problem }
-        let value = try parse(withoutByteOrderMark(data))
+        let value = try parse(
+            withoutByteOrderMark(data), skipping: reading.skipping(recordDepth: .line))
         guard case .object = value else { throw notAnObject(value) }
         let object = FileObject(value)
         if object.isCalendarLine {
@@ -198,9 +237,11 @@ public enum TaskJSON {
 
     /// `data` parsed, or the syntax error with its line and column (a column alone for text
     /// on one line, which the caller names by line: NDJSON, or a file on one line).
-    private static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
+    private static func parse(_ data: Data, skipping: JSONValue.Skipping? = nil)
+        throws(SyntaxError) -> JSONValue
+    {
         do throws(JSONValue.SyntaxError) {
-            return try JSONValue.parse(data)
+            return try JSONValue.parse(data, skipping: skipping)
         } catch {
             throw syntaxError(error, in: data)
         }

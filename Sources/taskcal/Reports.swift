@@ -57,7 +57,9 @@ struct ReportInputs: ParsableArguments {
     ///
     /// `timesOnly`: the report shows no more than ids, names and times, so each record is held
     /// as ``TaskRecord/timeSkeleton`` (a million records with descriptions and attachments
-    /// would otherwise be held whole until the window is known).
+    /// would otherwise be held whole until the window is known), and JSON records are read so
+    /// (``TaskJSON/Reading/timesOnly``): the fields no report shows are neither built nor
+    /// checked; `taskcal lint` and `convert` check them.
     ///
     /// Records are passed on as they are read until the first that repeats or changes an
     /// occurrence; from there on they are held until every series is known.
@@ -78,7 +80,7 @@ struct ReportInputs: ParsableArguments {
         var bounds = Expansion.Bounds()
         var held: [(TaskRecord, Location)] = []
         var holding = false
-        try readAll(inputs) { record, location in
+        try readAll(inputs, timesOnly: timesOnly) { record, location in
             guard !record.unscheduled else {
                 unscheduled?(record)
                 return
@@ -105,7 +107,9 @@ struct ReportInputs: ParsableArguments {
         for (record, location) in occurrences { body(record, location) }
     }
 
-    private func readAll(_ inputs: [String], _ body: (TaskRecord, Location) -> Void) throws {
+    private func readAll(
+        _ inputs: [String], timesOnly: Bool, _ body: (TaskRecord, Location) -> Void
+    ) throws {
         if let store {
             guard inputs.isEmpty else {
                 throw ValidationError("give either task files or --store, not both")
@@ -136,6 +140,7 @@ struct ReportInputs: ParsableArguments {
         }
         var options = ReadOptions(format: inputFormat, floatingZone: tz)
         options.strict = strict
+        if timesOnly { options.reading = .timesOnly }
         // Large NDJSON and .ics inputs are read on every core; what is read is the same.
         options.parallelism = ProcessInfo.processInfo.activeProcessorCount
         let report = Converter.read(inputs: inputs, options: options, body)
@@ -159,6 +164,8 @@ struct Overlaps: ParsableCommand {
             share: 14:00–15:00 and 15:00–16:00 do not overlap; entries of no length
             overlap nothing. Cancelled entries and those that show as free (.ics
             STATUS:CANCELLED, TRANSP:TRANSPARENT) are left out unless --include-free.
+            Of JSON records only what the report shows (ids, names, times, zones,
+            repetition, status) is checked; taskcal validate checks the rest.
             Exit code 1 when any overlap exists, 0 when none, 2 on bad input.
 
             Examples:
@@ -222,6 +229,7 @@ struct Overlaps: ParsableCommand {
             }
         }
         let read = clock.now
+        let readPeak = timing ? Self.peakMemory() : ""
         var window: TimeSpan?
         if from != nil || to != nil {
             window = TimeSpan(
@@ -245,10 +253,21 @@ struct Overlaps: ParsableCommand {
         }
         if timing {
             Console.note(
-                "timing: read \(read - started), overlaps \(found - read), output \(clock.now - found); \(entries.count) entries, \(report.total) overlaps"
+                "timing: read \(read - started) (peak memory \(readPeak)), overlaps \(found - read), output \(clock.now - found) (peak memory \(Self.peakMemory())); \(entries.count) entries, \(report.total) overlaps"
             )
         }
         if report.total > 0 { throw ExitCode(1) }
+    }
+}
+
+extension Overlaps {
+    /// The process's peak resident memory so far (`VmHWM` of /proc/self/status), for --timing.
+    static func peakMemory() -> String {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.dropFirst(6).filter(\.isNumber))
+        else { return "unknown" }
+        return "\(kilobytes / 1024) MB"
     }
 }
 

@@ -236,6 +236,10 @@ private let jsonCases: [CatalogueCase] =
             "the same id twice", "a.json", array(good, record(name: #""m""#)),
             "a.json: [1].id: id 1 is also the id of record [0]"),
         refused(
+            "the same id three times: the third names the first", "a.json",
+            array(good, record(name: #""m""#), record(name: #""n""#)),
+            "a.json: [2].id: id 1 is also the id of record [0]"),
+        refused(
             "an unknown time_zone", "a.json", array(record(extra: #""time_zone": "Mars/Olympus""#)),
             "a.json: [0].time_zone: unknown time zone 'Mars/Olympus'"),
         refused(

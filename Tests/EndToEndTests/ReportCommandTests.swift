@@ -119,6 +119,34 @@ struct ReportCommandTests {
     }
 
     @Test(
+        "overlaps reads times, ids and names: a bad field it does not show is validate's to refuse",
+        arguments: ["json", "ndjson"])
+    func timesOnly(format: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let records = [
+            #"{"id": 1, "date_start": "0", "date_finish": "3600", "name": "a", "alarms": [{"action": "shout", "trigger": "-PT5M"}]}"#,
+            #"{"id": 2, "date_start": "1800", "date_finish": "7200", "name": "b", "description": "d"}"#,
+        ]
+        let file = "t.\(format)"
+        try cli.write(
+            file,
+            format == "json"
+                ? "[" + records.joined(separator: ",\n") + "]" : records.joined(separator: "\n"))
+        let report = try cli.run(["overlaps", file, "--format", "json"])
+        #expect(report.status == 1, "\(report.stderr)")
+        #expect(try reportedPairs(report.stdout) == ["1-2@1800-3600"])
+        let validate = try cli.run(["validate", file])
+        #expect(validate.status == 1)
+        #expect(validate.stderr.contains("alarms[0].action"), "\(validate.stderr)")
+        // A syntax error is still an error, wherever it is.
+        try cli.write(file, records[1].replacingOccurrences(of: #""d"}"#, with: #""d}"#))
+        let broken = try cli.run(["overlaps", file])
+        #expect(broken.status == 2)
+        #expect(broken.stderr.contains("not valid JSON"), "\(broken.stderr)")
+    }
+
+    @Test(
         "cancelled and free entries are left out unless --include-free; --from/--to limit the window"
     )
     func filters() throws {

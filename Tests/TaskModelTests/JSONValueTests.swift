@@ -208,3 +208,94 @@ struct ByteScanTests {
         }
     }
 }
+
+@Suite("Reading records for their times only (reports)")
+struct TimesOnlyReadingTests {
+    /// A record with every kind of field, the skipped ones full of escapes, nesting and text.
+    private static let full = #"""
+        {"id": 7, "date_start": "1790005267", "date_finish": "1790009703", "name": "Überprüfung \"x\"",
+         "description": "встреча\n\\ \u00e9 \ud83d\ude00", "uid": "u-7@example.com", "kind": "todo",
+         "status": "in-process", "class": "private", "time_zone": "Europe/Berlin", "all_day": false,
+         "recurrence": {"rule": "FREQ=WEEKLY;COUNT=3", "exdates": ["1790610067"]},
+         "alarms": [{"action": "display", "trigger": "-PT5M", "description": "会議 [x] {y}"}],
+         "attachments": [{"url": "https://example.com/a.pdf", "filename": "a.pdf"}],
+         "location": "Room 1", "categories": ["a", "b"], "color": "red", "url": "https://example.com",
+         "organizer": {"address": "mailto:a@example.com", "name": "A"},
+         "attendees": [{"address": "mailto:b@example.com", "parameters": {"ROLE": "CHAIR"}}],
+         "ical_extra": ["X-A:1"], "ical_parameters": {"DTSTART": "X-P=1"}, "ical_components": [],
+         "subtasks": [{"id": 8, "kind": "todo", "name": "sub", "description": "d"}]}
+        """#
+
+    private func line(_ text: String, _ reading: TaskJSON.Reading) throws -> TaskRecord {
+        guard
+            case .record(let result) = try TaskJSON.decodeNDJSONLine(
+                Data(text.utf8), reading: reading)
+        else { throw RecordProblems([Problem(field: "", "not a record")]) }
+        return try result.get()
+    }
+
+    @Test("a record read times-only is the skeleton of the record read whole")
+    func skeleton() throws {
+        let oneLine = Self.full.replacingOccurrences(of: "\n", with: " ")
+        let whole = try line(oneLine, .whole)
+        #expect(whole.description != nil && !whole.alarms.isEmpty && !whole.subtasks.isEmpty)
+        #expect(try line(oneLine, .timesOnly) == whole.timeSkeleton)
+        #expect(
+            whole.timeSkeleton.recurrence != nil && whole.timeSkeleton.classification == .private)
+        // The three shapes of a JSON file: an array, one record, and the object form.
+        for text in [
+            "[\(Self.full), \(Self.full.replacingOccurrences(of: "\"id\": 7", with: "\"id\": 9"))]",
+            Self.full,
+            "{\"calendar\": {\"name\": \"c\", \"ical_extra\": [\"X-WR-TIMEZONE:UTC\"]}, \"records\": [\(Self.full)]}",
+        ] {
+            let whole = try TaskJSON.decodeFile(Data(text.utf8))
+            let timesOnly = try TaskJSON.decodeFile(Data(text.utf8), reading: .timesOnly)
+            #expect(
+                try whole.records.map { try $0.get().timeSkeleton }
+                    == timesOnly.records.map { try $0.get() })
+            // The calendar's own data is no record: read whole either way.
+            #expect(whole.calendar == timesOnly.calendar)
+        }
+    }
+
+    @Test("what is skipped is not checked; what is read is, and unknown fields still are")
+    func checks() throws {
+        let badAlarm =
+            #"{"id": 1, "date_start": "10", "date_finish": "20", "name": "n", "alarms": [{"action": "shout"}]}"#
+        #expect(throws: RecordProblems.self) { try line(badAlarm, .whole) }
+        #expect(try line(badAlarm, .timesOnly).alarms.isEmpty)
+        let badTime =
+            #"{"id": 1, "date_start": "x", "date_finish": "20", "name": "n", "description": 5}"#
+        #expect(throws: RecordProblems.self) { try line(badTime, .timesOnly) }
+        let unknown =
+            #"{"id": 1, "date_start": "10", "date_finish": "20", "name": "n", "nmae": "x"}"#
+        #expect(throws: RecordProblems.self) { try line(unknown, .timesOnly) }
+    }
+
+    @Test(
+        "a syntax error in a skipped field is the same error at the same place",
+        arguments: [
+            #"{"id": 1, "name": "n", "description": "open"#,
+            #"{"id": 1, "name": "n", "description": "a\"#,
+            #"{"id": 1, "name": "n", "alarms": [{"a": 1} {"b": 2}]}"#,
+            #"{"id": 1, "name": "n", "alarms": [tru]}"#,
+            #"{"id": 1, "name": "n", "subtasks": [[[[]]]"#,
+            #"{"id": 1, "name": "n", "location": 1 2}"#,
+            #"{"id": 1, "name": "n", "categories": ["a",, "b"]}"#,
+            #"{"id": 1, "name": "n", "description": "\uD800\"", "x": }"#,
+            "{\"id\": 1, \"attachments\": " + String(repeating: "[", count: 600)
+                + String(repeating: "]", count: 600) + "}",
+        ])
+    func syntaxErrors(text: String) {
+        func message(_ reading: TaskJSON.Reading) -> String? {
+            do {
+                _ = try TaskJSON.decodeNDJSONLine(Data(text.utf8), reading: reading)
+                return nil
+            } catch {
+                return "\(error.line ?? -1): \(error.message)"
+            }
+        }
+        #expect(message(.whole) != nil)
+        #expect(message(.timesOnly) == message(.whole))
+    }
+}

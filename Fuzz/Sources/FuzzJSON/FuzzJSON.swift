@@ -1,7 +1,8 @@
 import FuzzSupport
 import TaskConversion
 
-/// The JSON, NDJSON, jCal and JSCalendar readers to records (and the records written back).
+/// The JSON, NDJSON, jCal and JSCalendar readers to records (and the records written back);
+/// the times-only reading of reports against the whole one.
 @_cdecl("FuzzJSON_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
     -> CInt
@@ -9,6 +10,8 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     FuzzDriver.run(argc, argv) { bytes in
         FuzzDriver.readAndWrite(bytes, format: .json, options: ReadOptions())
         FuzzDriver.readAndWrite(bytes, format: .ndjson, options: ReadOptions())
+        FuzzDriver.compareTimesOnly(bytes, format: .json)
+        FuzzDriver.compareTimesOnly(bytes, format: .ndjson)
         FuzzDriver.readAndWrite(bytes, format: .jcal, options: ReadOptions())
         FuzzDriver.readAndWrite(bytes, format: .jscalendar, options: ReadOptions())
     }

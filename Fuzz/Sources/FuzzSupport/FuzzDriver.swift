@@ -31,6 +31,44 @@ public enum FuzzDriver {
         write(records)
     }
 
+    /// Reads `bytes` as `format` whole and times only (as reports do), and stops the run
+    /// (a finding) when they disagree: every record read whole must be read times-only as
+    /// its ``TaskRecord/timeSkeleton`` at the same place, and a JSON syntax error must be the
+    /// same error. Times-only may read more records: it never checks the fields it skips (so
+    /// a record whole reading refuses there may take an id that a later one then repeats).
+    public static func compareTimesOnly(_ bytes: [UInt8], format: Format) {
+        func place(_ location: Location) -> Location {
+            Location(file: location.file, line: location.line, index: location.index)
+        }
+        func read(_ reading: TaskJSON.Reading) -> (
+            records: [Location: TaskRecord], syntax: [String], repeated: Set<Location>, cut: Bool
+        ) {
+            var options = ReadOptions()
+            options.reading = reading
+            var records: [Location: TaskRecord] = [:]
+            let report = Converter.read(
+                bytes: bytes, name: "input", format: format, options: options
+            ) {
+                record, location in records[place(location)] = record.timeSkeleton
+            }
+            let syntax = report.errors.filter { $0.code == .invalidJSON }.map(\.description)
+            let repeated = report.errors.filter { $0.code == .duplicateID }.map {
+                place($0.location)
+            }
+            return (records, syntax, Set(repeated), report.suppressedErrors > 0)
+        }
+        let whole = read(.whole)
+        let timesOnly = read(.timesOnly)
+        // Past Converter.maximumErrors the errors kept differ with how many there are.
+        guard !whole.cut, !timesOnly.cut else { return }
+        precondition(whole.syntax == timesOnly.syntax, "times-only reading: other syntax errors")
+        for (location, record) in whole.records {
+            precondition(
+                timesOnly.records[location] == record || timesOnly.repeated.contains(location),
+                "times-only reading of \(location) differs from the whole record's skeleton")
+        }
+    }
+
     /// Writes `records` as iCalendar, JSON and JSCalendar, in memory.
     public static func write(_ records: [TaskRecord]) {
         let writer = EventWriter(timestamp: 0)
