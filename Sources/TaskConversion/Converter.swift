@@ -21,6 +21,15 @@ public struct ConversionReport: Sendable {
     /// True when there was no error.
     public var succeeded: Bool { errors.isEmpty }
 
+    /// Keeps `error`, or only counts it past ``Converter/maximumErrors``.
+    mutating func record(_ error: Diagnostic) {
+        if errors.count < Converter.maximumErrors {
+            errors.append(error)
+        } else {
+            suppressedErrors += 1
+        }
+    }
+
     public init() {}
 }
 
@@ -47,22 +56,47 @@ public enum Converter {
         }
         var written = 0
         var calendar = CalendarInfo()
+        // With several threads, records are handed to the sink in batches that it may render
+        // at once. What a batch refuses is reported before any later problem of the input,
+        // so problems come in the order one-by-one writing gives them.
+        let batchSize = write.parallelism > 1 ? 256 * write.parallelism : 0
+        var pending: [(record: TaskRecord, location: Location)] = []
+        var refused: [Diagnostic] = []
+        func flush() {
+            guard !pending.isEmpty else { return }
+            let outcome = sink.write(batch: pending, keepGoing: skipInvalid)
+            pending.removeAll(keepingCapacity: true)
+            written += outcome.written
+            refused += outcome.errors
+        }
+        func settle(_ report: inout ConversionReport, flushing: Bool) {
+            if flushing { flush() }
+            for error in refused { report.record(error) }
+            refused.removeAll()
+        }
         for input in inputs {
             let before = calendar
             var current = CalendarInfo()
-            drain(input, options: read, into: &report, keepGoing: skipInvalid) {
+            drain(input, options: read, into: &report, keepGoing: skipInvalid, settle: settle) {
                 record, location, info throws(Diagnostic) in
                 if info != current {
+                    flush()
                     current = info
                     var merged = before
                     merged.merge(info)
                     sink.calendar = merged
                 }
-                try sink.write(record, from: location)
-                written += 1
+                if batchSize > 0 {
+                    pending.append((record, location))
+                    if pending.count >= batchSize { flush() }
+                } else {
+                    try sink.write(record, from: location)
+                    written += 1
+                }
             } done: { info in
                 calendar.merge(info)
             }
+            settle(&report, flushing: true)
         }
         sink.calendar = calendar
         report.written = written
@@ -144,19 +178,21 @@ public enum Converter {
 
     /// Reads every record of `input`, handing valid ones to `body` while no error has been
     /// found (after one, nothing more would be kept) and collecting every problem.
+    ///
+    /// `settle` lets a caller that holds records back (to write them in batches) report
+    /// what it refused: after each record it was given, and before a problem of the input
+    /// is recorded, when it should first write what it holds, so problems keep their order.
     static func drain(
         _ input: String, options: ReadOptions, into report: inout ConversionReport,
         keepGoing: Bool = false,
         open: (() throws(Diagnostic) -> any RecordSource)? = nil,
+        settle: (inout ConversionReport, _ flushing: Bool) -> Void = { _, _ in },
         _ body: (TaskRecord, Location, CalendarInfo) throws(Diagnostic) -> Void,
         done: (CalendarInfo) -> Void = { _ in }
     ) {
         func record(_ error: Diagnostic) {
-            if report.errors.count < maximumErrors {
-                report.errors.append(error)
-            } else {
-                report.suppressedErrors += 1
-            }
+            settle(&report, true)
+            report.record(error)
         }
         let source: any RecordSource
         do {
@@ -192,6 +228,7 @@ public enum Converter {
                 } catch {
                     record(error)
                 }
+                settle(&report, false)
             case .failed(let diagnostics):
                 diagnostics.forEach(record)
             }

@@ -5,7 +5,7 @@ import TaskModel
 /// Builds `VEVENT`s, `VTODO`s and `VJOURNAL`s from task records through libical, per
 /// ``RecordMapping``: the same steps as ``EventReader``, in the same order, in
 /// ``ComponentWriting``.
-public struct EventWriter {
+public struct EventWriter: Sendable {
     /// How ids become UIDs.
     public var uidScheme: UIDScheme
     /// `DTSTAMP`, Unix seconds: `SOURCE_DATE_EPOCH` when set, so output is reproducible.

@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import ICalendar
+import Synchronization
 import TaskModel
 
 /// Where converted records go, one at a time.
@@ -10,6 +12,13 @@ public protocol RecordSink: AnyObject {
     var calendar: CalendarInfo { get set }
     /// Writes one record.
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic)
+    /// Writes `records` in order, as ``write(_:from:)`` would one by one: after the first
+    /// that fails the rest are not written, unless `keepGoing`. Returns how many were written
+    /// and why the others were not. A sink may do the work of several records at once (the
+    /// .ics sink renders them on ``WriteOptions/parallelism`` threads).
+    func write(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool) -> (
+        written: Int, errors: [Diagnostic]
+    )
     /// Writes what closes the file and makes it visible (the rename of an atomic write).
     func finish() throws(Diagnostic)
     /// Drops everything written: a failed conversion leaves no output file.
@@ -22,6 +31,14 @@ public protocol RecordSink: AnyObject {
 }
 
 extension RecordSink {
+    public func write(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool)
+        -> (written: Int, errors: [Diagnostic])
+    {
+        writeOneByOne(records, keepGoing: keepGoing) { record, location, _ throws(Diagnostic) in
+            try write(record, from: location)
+        }
+    }
+
     public var writtenFiles: [String] { [] }
     public var notes: [Diagnostic] { [] }
 }
@@ -55,6 +72,8 @@ public struct WriteOptions: Sendable {
     /// With `--for google`: inline attachments written to files in `directory` and linked as
     /// `baseURL/NAME` (`--extract-attachments DIR --attachment-base-url URL`).
     public var attachmentLinks: AttachmentLinks?
+    /// Threads that render .ics records (`--jobs`); the bytes written are those of one.
+    public var parallelism = 1
 
     /// Creates options; `timestamp` defaults to `SOURCE_DATE_EPOCH` or now.
     public init(
@@ -108,6 +127,26 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
     case .jscalendar: return JSCalendarRecordSink(output, options: options)
     case .ics: return ICSRecordSink(output, options: options)
     }
+}
+
+/// ``RecordSink/write(batch:keepGoing:)`` through `write`, which gets each record with its
+/// place in `records`.
+func writeOneByOne(
+    _ records: [(record: TaskRecord, location: Location)], keepGoing: Bool,
+    _ write: (TaskRecord, Location, Int) throws(Diagnostic) -> Void
+) -> (written: Int, errors: [Diagnostic]) {
+    var written = 0
+    var errors: [Diagnostic] = []
+    for (index, (record, location)) in records.enumerated() {
+        do throws(Diagnostic) {
+            try write(record, location, index)
+            written += 1
+        } catch {
+            errors.append(error)
+            if !keepGoing { break }
+        }
+    }
+    return (written, errors)
 }
 
 /// The calendar data as written: the inputs', with the name `--calendar-name` gives.
@@ -257,6 +296,8 @@ final class ICSRecordSink: RecordSink {
     private let namespaceOfFile: (String) -> String
     /// The opening written: its bytes, and the calendar data it holds.
     private var prefix = (bytes: [UInt8](), calendar: CalendarInfo())
+    /// Threads that render records given as a batch.
+    var workers = 1
     var calendar = CalendarInfo() {
         didSet {
             // A zone the calendar defines may be found only now: records need it.
@@ -286,6 +327,7 @@ final class ICSRecordSink: RecordSink {
         self.init(
             output, writer: writer, name: options.calendarName,
             namespaceOfFile: options.namespaceOfFile)
+        workers = max(1, options.parallelism)
     }
 
     private func opening(_ info: CalendarInfo) throws(Diagnostic) -> String {
@@ -317,6 +359,14 @@ final class ICSRecordSink: RecordSink {
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        try write(record, from: location, rendered: nil)
+    }
+
+    /// Writes `record`, whose events are `rendered` already (by ``render(_:writers:workers:)``)
+    /// or, when `nil`, rendered here into the buffer.
+    private func write(
+        _ record: TaskRecord, from location: Location, rendered: Result<[UInt8], Diagnostic>?
+    ) throws(Diagnostic) {
         let recordSpans = writer.zoneSpans(for: record)
         for (zone, span) in recordSpans {
             spans[zone] =
@@ -325,41 +375,127 @@ final class ICSRecordSink: RecordSink {
                 } ?? span
         }
         if !started { try begin() }
-        if source?.file != location.file {
-            source = (
-                location.file, namespace ?? namespaceOfFile(location.file),
-                location.file == "-"
-                    ? nil : URL(fileURLWithPath: location.file).deletingLastPathComponent()
-            )
-        }
+        noteSource(location.file)
         writer.uidScheme.namespace = source?.namespace
         buffer.removeAll(keepingCapacity: true)
         do {
-            let components = try writer.components(for: record, attachmentBase: source?.base)
-            // A zone first used here is defined here, before the events that need it.
-            for (zone, _) in recordSpans where !zonesWritten.contains(zone) {
-                let block = try TimeZones.vtimezone(
-                    named: zone, covering: trimsZones ? spans[zone] : nil)
-                let start = buffer.count
-                block.serialize(into: &buffer)
-                zoneBlocks.append((zone, output.written + start, Array(buffer[start...])))
-                zonesWritten.insert(zone)
+            if let rendered {
+                let events = try rendered.get()
+                try writeZones(of: recordSpans)
+                buffer += events
+                lastWritten = (events.count, recordSpans)
+            } else {
+                let components = try writer.components(for: record, attachmentBase: source?.base)
+                try writeZones(of: recordSpans)
+                let zoneBytes = buffer.count
+                for component in components { component.serialize(into: &buffer) }
+                lastWritten = (buffer.count - zoneBytes, recordSpans)
             }
-            let zoneBytes = buffer.count
-            for component in components { component.serialize(into: &buffer) }
-            lastWritten = (buffer.count - zoneBytes, recordSpans)
-        } catch let problem as Problem {
-            throw Diagnostic(
+        } catch {
+            throw Self.diagnostic(error, at: location)
+        }
+        try output.write(bytes: buffer)
+    }
+
+    /// Makes `file` the one records come from: its UID namespace and attachment folder.
+    private func noteSource(_ file: String) {
+        guard source?.file != file else { return }
+        source = (
+            file, namespace ?? namespaceOfFile(file),
+            file == "-" ? nil : URL(fileURLWithPath: file).deletingLastPathComponent()
+        )
+    }
+
+    /// Appends to `buffer` the `VTIMEZONE` of each zone of `recordSpans` that is used here
+    /// first, before the events that need it.
+    private func writeZones(of recordSpans: [(zone: String, span: ClosedRange<Int64>)]) throws {
+        for (zone, _) in recordSpans where !zonesWritten.contains(zone) {
+            let block = try TimeZones.vtimezone(
+                named: zone, covering: trimsZones ? spans[zone] : nil)
+            let start = buffer.count
+            block.serialize(into: &buffer)
+            zoneBlocks.append((zone, output.written + start, Array(buffer[start...])))
+            zonesWritten.insert(zone)
+        }
+    }
+
+    private static func diagnostic(_ error: any Error, at location: Location) -> Diagnostic {
+        switch error {
+        case let problem as Problem:
+            Diagnostic(
                 .error,
                 Location(
                     file: location.file, line: location.line, index: location.index,
                     field: problem.field), problem.message)
-        } catch let error as ICalendarError {
-            throw Diagnostic(.error, location, error.message)
-        } catch {
-            throw Diagnostic(.error, location, "\(error)")
+        case let error as ICalendarError: Diagnostic(.error, location, error.message)
+        case let diagnostic as Diagnostic: diagnostic
+        default: Diagnostic(.error, location, "\(error)")
         }
-        try output.write(bytes: buffer)
+    }
+
+    /// Records rendered at once on ``workers`` threads; fewer are rendered on this one.
+    static let parallelBatch = 64
+
+    /// ``RecordSink/write(batch:keepGoing:)`` with each record's events rendered (built and
+    /// serialized by libical, the most of writing) on ``workers`` threads, then written in
+    /// order here exactly as ``write(_:from:)`` writes them: the same zones at the same
+    /// places, the same bytes and the same failures as one by one.
+    func write(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool) -> (
+        written: Int, errors: [Diagnostic]
+    ) {
+        guard workers > 1, records.count >= Self.parallelBatch else {
+            return writeOneByOne(records, keepGoing: keepGoing) {
+                record, location, _ throws(Diagnostic) in
+                try write(record, from: location)
+            }
+        }
+        // Each record's writer: the namespace and attachment folder of its file.
+        var writers: [(writer: EventWriter, base: URL?)] = []
+        writers.reserveCapacity(records.count)
+        for (_, location) in records {
+            noteSource(location.file)
+            var recordWriter = writer
+            recordWriter.uidScheme.namespace = source?.namespace
+            writers.append((recordWriter, source?.base))
+        }
+        let rendered = Self.render(records, writers: writers, workers: workers)
+        return writeOneByOne(records, keepGoing: keepGoing) {
+            record, location, index throws(Diagnostic) in
+            try write(record, from: location, rendered: rendered[index])
+        }
+    }
+
+    /// The serialized events of each record, or why it has none, rendered on `workers`
+    /// threads (each builds, serializes and frees its own libical trees).
+    private static func render(
+        _ records: [(record: TaskRecord, location: Location)],
+        writers: [(writer: EventWriter, base: URL?)], workers: Int
+    ) -> [Result<[UInt8], Diagnostic>] {
+        let results = Mutex([Result<[UInt8], Diagnostic>?](repeating: nil, count: records.count))
+        let runs = min(workers, records.count)
+        DispatchQueue.concurrentPerform(iterations: runs) { run in
+            let range = (records.count * run / runs)..<(records.count * (run + 1) / runs)
+            var part: [Result<[UInt8], Diagnostic>] = []
+            part.reserveCapacity(range.count)
+            for index in range {
+                let (record, location) = records[index]
+                do {
+                    let components = try writers[index].writer.components(
+                        for: record, attachmentBase: writers[index].base)
+                    var bytes: [UInt8] = []
+                    for component in components { component.serialize(into: &bytes) }
+                    part.append(.success(bytes))
+                } catch {
+                    part.append(.failure(diagnostic(error, at: location)))
+                }
+            }
+            results.withLock { results in
+                for (offset, result) in part.enumerated() {
+                    results[range.lowerBound + offset] = result
+                }
+            }
+        }
+        return results.withLock { $0.map { $0! } }
     }
 
     func finish() throws(Diagnostic) {

@@ -328,6 +328,8 @@ struct Convert: ParsableCommand {
             write.attachmentLinks = AttachmentLinks(
                 directory: URL(fileURLWithPath: extractAttachments), baseURL: attachmentBaseURL)
         }
+        // .ics records are rendered on --jobs threads too (the bytes are those of one).
+        write.parallelism = jobs
         let report = Converter.convert(
             inputs: inputs, output: output, read: read, write: write, skipInvalid: skipInvalid)
         Console.show(report, quiet: quiet)
