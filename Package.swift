@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
+        // Protected entries: AES-GCM, and scrypt for a passphrase (CryptoExtras).
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         // `swift package generate-documentation`: the DocC archive of the library products.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -45,6 +47,8 @@ let package = Package(
             name: "Diary",
             dependencies: [
                 "TaskConversion", "TaskModel", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The team diary on a PostgreSQL server, apart so that the SQLite diary does not

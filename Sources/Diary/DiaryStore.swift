@@ -15,6 +15,9 @@ public enum DiaryError: Error, Sendable, Equatable, CustomStringConvertible {
     case importRefused([ImportProblem])
     /// The store itself cannot be opened, read or written.
     case storage(String)
+    /// A protected entry's text cannot be shown or written: no key, the wrong key, or a
+    /// sealed text that fails authentication.
+    case locked(String)
 
     public var description: String {
         switch self {
@@ -27,7 +30,7 @@ public enum DiaryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .importRefused(let problems):
             return "import refused, nothing was written:\n"
                 + problems.map { "  " + $0.description }.joined(separator: "\n")
-        case .storage(let message): return message
+        case .storage(let message), .locked(let message): return message
         }
     }
 
@@ -64,6 +67,9 @@ public struct ImportResult: Sendable, Equatable {
     public var imported: [Int64] = []
     /// Records left out with `skipConflicts`, and why.
     public var skipped: [ImportProblem] = []
+    /// What is worth knowing about what was imported (private entries kept in the clear by
+    /// a diary that has no key yet).
+    public var notes: [String] = []
 
     public init(imported: [Int64] = [], skipped: [ImportProblem] = []) {
         self.imported = imported
@@ -110,6 +116,14 @@ public protocol DiaryStore: Sendable {
         throws(DiaryError) -> ImportResult
     /// Problems with the store's integrity (empty when sound).
     func check() throws(DiaryError) -> [String]
+    /// A setting the diary keeps about itself (its protection: ``DiaryProtection``), `nil`
+    /// when unset.
+    func setting(_ name: String) throws(DiaryError) -> String?
+    /// Replaces the stored records of existing entries by `records` (matched by id and
+    /// changed occurrence, their times unchanged, so no slot moves) and sets `settings` (a
+    /// `nil` value removes one), in one write that happens whole or not at all: a new key
+    /// re-seals every protected entry this way.
+    func rewrite(_ records: [TaskRecord], settings: [String: String?]) throws(DiaryError)
 }
 
 extension DiaryStore {
@@ -282,6 +296,22 @@ package enum Rules {
     /// Text as searches compare it: without case and accents.
     package static func folded(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
+    /// Checks that `record` may replace `old` through ``DiaryStore/rewrite(_:settings:)``:
+    /// valid, and in the same slot (its times, repetition and whether it occupies them).
+    package static func validateRewrite(_ record: TaskRecord, replacing old: TaskRecord)
+        throws(DiaryError)
+    {
+        try validate(record)
+        guard
+            record.dateStart == old.dateStart && record.dateFinish == old.dateFinish
+                && record.recurrence == old.recurrence && record.occupiesTime == old.occupiesTime
+                && record.allDay == old.allDay
+        else {
+            throw .storage(
+                "entry #\(record.id) cannot be rewritten in another slot; edit its times instead")
+        }
     }
 
     package static func validate(_ record: TaskRecord) throws(DiaryError) {

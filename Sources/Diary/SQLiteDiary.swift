@@ -49,6 +49,9 @@ public final class SQLiteDiary: DiaryStore {
             }
             var configuration = Configuration()
             configuration.busyMode = .timeout(30)
+            // What an entry held before it was sealed, changed or deleted is overwritten,
+            // not left in free pages of the file.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
             uidScheme = try Self.scheme(pool, fallback: path)
@@ -591,6 +594,45 @@ public final class SQLiteDiary: DiaryStore {
                 try Self.noteGiven(Rules.highestID(in: record), db)
             }
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
+        }
+    }
+
+    public func setting(_ name: String) throws(DiaryError) -> String? {
+        try read { db in
+            try String.fetchOne(
+                db, sql: "SELECT value FROM meta WHERE key = ?", arguments: ["setting." + name])
+        }
+    }
+
+    public func rewrite(_ records: [TaskRecord], settings: [String: String?]) throws(DiaryError) {
+        try write { db in
+            for record in records {
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT id, record FROM entry WHERE id = ? AND recurrence_id IS ?",
+                        arguments: [record.id, record.recurrenceID])
+                else { throw DiaryError.notFound(record.id) }
+                try Rules.validateRewrite(record, replacing: try Self.record(row))
+                try db.execute(
+                    sql: """
+                        UPDATE entry SET name = ?, description = ?, record = ?
+                        WHERE id = ? AND recurrence_id IS ?
+                        """,
+                    arguments: [
+                        record.name, record.description, record.jsonLine, record.id,
+                        record.recurrenceID,
+                    ])
+            }
+            for (name, value) in settings {
+                if let value {
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                        arguments: ["setting." + name, value])
+                } else {
+                    try db.execute(
+                        sql: "DELETE FROM meta WHERE key = ?", arguments: ["setting." + name])
+                }
+            }
         }
     }
 

@@ -65,10 +65,13 @@ public final class VdirDiary: DiaryStore {
     struct State: Codable {
         var identity: String
         var highestID: Int64
+        /// The diary's settings (``DiaryStore/setting(_:)``); absent in older folders.
+        var settings: [String: String]?
 
         enum CodingKeys: String, CodingKey {
             case identity
             case highestID = "highest_id"
+            case settings
         }
     }
 
@@ -92,16 +95,23 @@ public final class VdirDiary: DiaryStore {
         // the process is killed, which no later writer would recognise.
         let target = stateFile(folder).path
         let temporary = target + ".\(getpid())"
-        do {
-            let data = try JSONEncoder().encode(state)
-            guard
-                FileManager.default.createFile(
-                    atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
-            else { throw CocoaError(.fileWriteUnknown) }
-            guard rename(temporary, target) == 0 else { throw CocoaError(.fileWriteUnknown) }
-        } catch {
+        try writeState(state, at: temporary)
+        guard rename(temporary, target) == 0 else {
             unlink(temporary)
-            throw .storage("cannot write \(target): \(error.localizedDescription)")
+            throw .storage("cannot write \(target): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Writes `state` to `path`, a file of the folder's own (0600).
+    private static func writeState(_ state: State, at path: String) throws(DiaryError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(state),
+            FileManager.default.createFile(
+                atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
+            unlink(path)
+            throw .storage("cannot write \(path): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -458,8 +468,6 @@ public final class VdirDiary: DiaryStore {
                     try store.collisions(of: record, occurrences: occurrences)
                 })
             if !plan.problems.isEmpty && !skipConflicts { throw .importRefused(plan.problems) }
-            // Write everything under temporary names, list them, then rename.
-            var moves: [(String, String)] = []
             // One file an entry: its records share a UID, so a file name.
             var groups: [[TaskRecord]] = []
             var groupOf: [Int64: Int] = [:]
@@ -478,34 +486,90 @@ public final class VdirDiary: DiaryStore {
                     ($0.recurrenceID ?? Int64.min) < ($1.recurrenceID ?? Int64.min)
                 }
             }
-            do throws(DiaryError) {
-                for (index, group) in groups.enumerated() {
-                    let temporary = ".taskcal-import-\(getpid())-\(index).tmp"
-                    try write(group, to: temporary)
-                    moves.append((temporary, fileName(for: group[0])))
-                }
-            } catch {
-                // A full disk, a size limit: the files written so far go, the diary stays.
-                for (temporary, _) in moves {
-                    try? FileManager.default.removeItem(
-                        at: directory.appendingPathComponent(temporary))
-                }
-                throw .storage("nothing was imported: \(error.description)")
-            }
-            let list = moves.map { "\($0.0)\t\($0.1)" }.joined(separator: "\n") + "\n"
-            // Beside it and renamed (`.taskcal-pending.PID`, which the debris sweep knows), not
-            // through Foundation's atomic write, whose temporary file a kill would leave behind.
-            let temporary = pendingList.path + ".\(getpid())"
-            guard FileManager.default.createFile(atPath: temporary, contents: Data(list.utf8)),
-                rename(temporary, pendingList.path) == 0
-            else {
-                unlink(temporary)
-                throw .storage(
-                    "cannot write \(pendingList.path): \(String(cString: strerror(errno)))")
-            }
-            try finishPendingImport()
+            try commit(groups.map { ($0, fileName(for: $0[0])) }, failure: "nothing was imported")
             try noteGiven(plan.accepted.map(Rules.highestID).max() ?? 0)
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
+        }
+    }
+
+    /// Writes each group of records (one entry's) to its file, and `state` when given, all
+    /// or nothing: everything under temporary names first, then a list of them, then the
+    /// renames, which a writer that finds the list left by a killed process completes.
+    private func commit(
+        _ groups: [(records: [TaskRecord], file: String)], state: State? = nil, failure: String
+    ) throws(DiaryError) {
+        var moves: [(String, String)] = []
+        do throws(DiaryError) {
+            for (index, group) in groups.enumerated() {
+                let temporary = ".taskcal-import-\(getpid())-\(index).tmp"
+                try write(group.records, to: temporary)
+                moves.append((temporary, group.file))
+            }
+            if let state {
+                let temporary = ".taskcal-import-\(getpid())-state.tmp"
+                try Self.writeState(state, at: directory.appendingPathComponent(temporary).path)
+                moves.append((temporary, Self.stateFile(directory).lastPathComponent))
+            }
+        } catch {
+            // A full disk, a size limit: the files written so far go, the diary stays.
+            for (temporary, _) in moves {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(temporary))
+            }
+            throw .storage("\(failure): \(error.description)")
+        }
+        let list = moves.map { "\($0.0)\t\($0.1)" }.joined(separator: "\n") + "\n"
+        // Beside it and renamed (`.taskcal-pending.PID`, which the debris sweep knows), not
+        // through Foundation's atomic write, whose temporary file a kill would leave behind.
+        let temporary = pendingList.path + ".\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(list.utf8)),
+            rename(temporary, pendingList.path) == 0
+        else {
+            unlink(temporary)
+            for (file, _) in moves {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+            }
+            throw .storage(
+                "\(failure): cannot write \(pendingList.path): \(String(cString: strerror(errno)))")
+        }
+        try finishPendingImport()
+    }
+
+    public func setting(_ name: String) throws(DiaryError) -> String? {
+        try Self.readState(directory)?.settings?[name]
+    }
+
+    public func rewrite(_ records: [TaskRecord], settings: [String: String?]) throws(DiaryError) {
+        try locked { () throws(DiaryError) in
+            // Each entry stays in the file it is in (another program may have named it).
+            var groups: [Int64: (records: [TaskRecord], file: String)] = [:]
+            for (record, file) in try writable() {
+                groups[record.id, default: ([], file)].records.append(record)
+            }
+            var changed: [Int64] = []
+            for record in records {
+                guard let members = groups[record.id]?.records,
+                    let index = members.firstIndex(where: { $0.recurrenceID == record.recurrenceID }
+                    )
+                else { throw .notFound(record.id) }
+                try Rules.validateRewrite(record, replacing: members[index])
+                groups[record.id]!.records[index] = record
+                if !changed.contains(record.id) { changed.append(record.id) }
+            }
+            guard var state = try Self.readState(directory) else {
+                throw .storage("\(Self.stateFile(directory).path) is missing")
+            }
+            var kept = state.settings ?? [:]
+            for (name, value) in settings { kept[name] = value }
+            state.settings = kept.isEmpty ? nil : kept
+            let files = changed.map { id in
+                let group = groups[id]!
+                return (
+                    group.records.sorted {
+                        ($0.recurrenceID ?? Int64.min) < ($1.recurrenceID ?? Int64.min)
+                    }, group.file
+                )
+            }
+            try commit(files, state: state, failure: "nothing was changed")
         }
     }
 

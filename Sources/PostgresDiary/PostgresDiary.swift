@@ -162,7 +162,19 @@ public final class PostgresDiary: DiaryStore {
                     WHERE repeats
                 """,
             ]
-        )
+        ),
+        (
+            2, "settings of a diary (its protection)",
+            [
+                """
+                CREATE TABLE taskcal_setting (
+                    diary text NOT NULL REFERENCES taskcal_diary (name) ON DELETE CASCADE,
+                    name text NOT NULL,
+                    value text NOT NULL,
+                    PRIMARY KEY (diary, name))
+                """
+            ]
+        ),
     ]
 
     /// Brings the schema up to date, one migration at a time in one transaction, under a lock
@@ -676,6 +688,52 @@ public final class PostgresDiary: DiaryStore {
             for record in plan.accepted { try insert(record) }
             if let highest = plan.accepted.map(Rules.highestID).max() { try noteGiven(highest) }
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
+        }
+    }
+
+    public func setting(_ name: String) throws(DiaryError) -> String? {
+        try call {
+            try run(
+                "SELECT value FROM taskcal_setting WHERE diary = \(address.diary) AND name = \(name)"
+            ).rows.first?.decode(String.self)
+        }
+    }
+
+    public func rewrite(_ records: [TaskRecord], settings: [String: String?]) throws(DiaryError) {
+        try write(.exclusive) {
+            let diary = address.diary
+            for record in records {
+                guard
+                    let old = try self.records(
+                        """
+                        SELECT id, record FROM taskcal_entry WHERE diary = \(diary)
+                            AND id = \(record.id)
+                            AND recurrence_id IS NOT DISTINCT FROM \(record.recurrenceID)
+                        """
+                    ).first
+                else { throw DiaryError.notFound(record.id) }
+                try Rules.validateRewrite(record, replacing: old)
+                try run(
+                    """
+                    UPDATE taskcal_entry SET name = \(record.name),
+                        description = \(record.description), record = \(record.jsonLine)
+                    WHERE diary = \(diary) AND id = \(record.id)
+                        AND recurrence_id IS NOT DISTINCT FROM \(record.recurrenceID)
+                    """)
+            }
+            for (name, value) in settings {
+                if let value {
+                    try run(
+                        """
+                        INSERT INTO taskcal_setting (diary, name, value)
+                        VALUES (\(diary), \(name), \(value))
+                        ON CONFLICT (diary, name) DO UPDATE SET value = excluded.value
+                        """)
+                } else {
+                    try run(
+                        "DELETE FROM taskcal_setting WHERE diary = \(diary) AND name = \(name)")
+                }
+            }
         }
     }
 

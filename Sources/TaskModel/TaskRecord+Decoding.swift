@@ -350,7 +350,7 @@ extension TaskRecord: Decodable {
         "all_day", "time_zone", "due", "done", "status", "free", "location", "categories",
         "color", "class", "url", "organizer", "attendees", "recurrence", "attachments", "alarms",
         "subtasks", "ical_extra", "floating", "this_and_future", "ical_parameters",
-        "ical_components",
+        "ical_components", "private",
     ]
 
     /// Reads a record from a JSON value, reporting every problem of the record at once (as
@@ -382,8 +382,22 @@ extension TaskRecord: Decodable {
         let location = reader.optional("location") { try $0.string($1) }
         let categories = reader.optional("categories") { try $0.strings($1) }
         let color = reader.optional("color") { try $0.string($1) }
-        let classification = reader.optional("class") { fields, name -> Classification? in
+        var classification = reader.optional("class") { fields, name -> Classification? in
             try fields.choice(name, Classification.self, what: "a class")
+        }
+        // `"private": true` is the short way to say `"class": "confidential"`: a protected
+        // entry. It may stand beside a class that agrees with it, never one that does not.
+        if let protected = reader.optional("private", { try $0.bool($1) }) {
+            let protectedClass = classification == .private || classification == .confidential
+            if classification == nil {
+                classification = protected ? .confidential : nil
+            } else if protected != protectedClass {
+                reader.problems.append(
+                    Problem(
+                        field: "private",
+                        "\(protected) contradicts \"class\": \"\(classification!.rawValue)\"; give one of them"
+                    ))
+            }
         }
         let url = reader.optional("url") { try $0.string($1) }
         let organizer = reader.optional("organizer") { try $0.object($1, Person.init(json:)) }

@@ -51,10 +51,7 @@ extension TaskRecord {
         busy.recurrence = recurrence
         busy.recurrenceID = recurrenceID
         busy.thisAndFuture = thisAndFuture
-        let timeProperties: Set<String> = [
-            "DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "EXDATE", "RDATE",
-        ]
-        busy.icalParameters = icalParameters.filter { timeProperties.contains($0.key) }
+        busy.icalParameters = icalParameters.filter { Self.timeProperties.contains($0.key) }
         return busy
     }
 }

@@ -22,6 +22,14 @@ struct StoreOptions: ParsableArguments {
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Show private entries' texts, unlocking the diary's key.",
+            discussion:
+                "Without it a private entry shows its time and \"(private)\" only; its text is kept encrypted and needs the key (taskcal diary key --help)."
+        ))
+    var reveal = false
+
     func validate() throws { try Zone.validate(tz) }
 
     var time: LocalTime { Zone.time(tz) }
@@ -41,9 +49,12 @@ struct StoreOptions: ParsableArguments {
         return path
     }
 
-    func open() throws -> any DiaryStore {
+    /// Opens the diary; `reveal` (default: --reveal) opens private entries with the key.
+    func open(reveal: Bool? = nil) throws -> ProtectedDiary {
         let location = try location()
-        return try run { () throws(DiaryError) in try openDiary(location) }
+        return try run { () throws(DiaryError) in
+            try openDiary(location, reveal: reveal ?? self.reveal)
+        }
     }
 
     func parseTime(_ text: String, option: String) throws -> Int64 {
@@ -112,11 +123,19 @@ enum EntryIDs {
     }
 }
 
-/// Opens the diary at `location`, whichever backend keeps it; warnings go to standard error.
-func openDiary(_ location: StoreLocation) throws(DiaryError) -> any DiaryStore {
+/// Opens the diary at `location`, whichever backend keeps it, with its private entries
+/// sealed (opened with the key when `reveal`); warnings go to standard error.
+func openDiary(_ location: StoreLocation, reveal: Bool = false) throws(DiaryError)
+    -> ProtectedDiary
+{
     let warn: @Sendable (String) -> Void = { Console.note("warning: \($0)") }
-    if case .postgres(let url) = location { return try PostgresDiary(url: url, warn: warn) }
-    return try location.open(warn: warn)
+    let base: any DiaryStore
+    if case .postgres(let url) = location {
+        base = try PostgresDiary(url: url, warn: warn)
+    } else {
+        base = try location.open(warn: warn)
+    }
+    return ProtectedDiary(base, keyring: Terminal.keyring, reveal: reveal)
 }
 
 struct DiaryCommand: ParsableCommand {
@@ -153,7 +172,7 @@ struct DiaryCommand: ParsableCommand {
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
             Check.self, Free.self, Stats.self, Done.self, Undo.self, AlarmSwitch.self,
-            AlarmList.self, Remind.self, AttachmentList.self, AttachmentGet.self,
+            AlarmList.self, Remind.self, AttachmentList.self, AttachmentGet.self, KeyCommand.self,
         ]
     )
 
@@ -175,6 +194,7 @@ struct DiaryCommand: ParsableCommand {
 
         func run() throws {
             var arguments = ["--store", options.store ?? "-", "--format", format.rawValue]
+            if options.reveal { arguments.append("--reveal") }
             if let tz = options.tz { arguments += ["--tz", tz] }
             try free.report(try ReportInputs.parse(arguments), inputs: [])
         }
@@ -198,6 +218,7 @@ struct DiaryCommand: ParsableCommand {
 
         func run() throws {
             var arguments = ["--store", options.store ?? "-", "--format", format.rawValue]
+            if options.reveal { arguments.append("--reveal") }
             if let tz = options.tz { arguments += ["--tz", tz] }
             try statistics.report(try ReportInputs.parse(arguments), inputs: [])
         }
@@ -243,6 +264,14 @@ struct DiaryCommand: ParsableCommand {
         var color: String?
         @Option(help: "An emoji shown before the name in lists.") var emoji: String?
         @Flag(help: "Pinned: listed first.") var pin = false
+        @Flag(
+            name: .customLong("private"),
+            help: ArgumentHelp(
+                "A private entry: its text is kept encrypted with the diary's key.",
+                discussion:
+                    "Lists, agendas and reports show its time and \"(private)\" only, unless --reveal; overlaps are refused against it without the key (CLASS:CONFIDENTIAL in .ics, \"private\": true in JSON)."
+            ))
+        var isPrivate = false
         @Option(help: "The id to use (default: the next free one).") var id: Int64?
         @Option(
             help: ArgumentHelp(
@@ -376,6 +405,7 @@ struct DiaryCommand: ParsableCommand {
                 Marks.setEmoji(emoji, on: &record)
             }
             if pin { Marks.setPinned(true, on: &record) }
+            if isPrivate { record.classification = .confidential }
             record.attachments = try attach.map(Attachments.attachment)
             for text in alarm {
                 let trigger: Alarm.Trigger
@@ -397,6 +427,10 @@ struct DiaryCommand: ParsableCommand {
                 record.timeZone = options.time.zone
             }
             let store = try options.open()
+            if isPrivate {
+                // Asked for: never kept in the clear, so the key must be there first.
+                _ = try options.run { () throws(DiaryError) in try store.key() }
+            }
             if let parent {
                 try addSubtask(record, to: parent, in: store)
                 return
@@ -612,6 +646,20 @@ struct DiaryCommand: ParsableCommand {
                     "--name, --start, --end and --description then change that occurrence alone (kept as a changed occurrence, RECURRENCE-ID in .ics, as calendar apps do); an occurrence changed before, by an app or by taskcal, is found by its original or its present time."
             ))
         var occurrence: String?
+        @Flag(
+            name: .customLong("private"), inversion: .prefixedNo,
+            help:
+                "Make it private (its text kept encrypted), or --no-private to keep it in the clear again; both need the key."
+        )
+        var isPrivate: Bool?
+
+        /// Whether the edit gives the entry text (or takes it away): a private entry is then
+        /// opened with the key first, so that its sealed text is changed, not lost.
+        var touchesText: Bool {
+            name != nil || description != nil || !category.isEmpty || color != nil
+                || emoji != nil || pin != nil || !attach.isEmpty || !detach.isEmpty
+                || isPrivate != nil
+        }
 
         func validate() throws {
             if let rule, rule.lowercased() != "none", let problem = RecurrenceRule.problem(rule) {
@@ -659,9 +707,20 @@ struct DiaryCommand: ParsableCommand {
         }
 
         func run() throws {
-            let store = try options.open()
+            var store = try options.open()
             var record = try options.run { () throws(DiaryError) in try store.entry(id) }
+            if record.isSealed && touchesText {
+                store = try options.open(reveal: true)
+                record = try options.run { () throws(DiaryError) in try store.entry(id) }
+            }
             if let occurrence { record = try self.occurrence(occurrence, of: record, in: store) }
+            if let isPrivate {
+                record.classification = isPrivate ? .confidential : nil
+                if record.isSealed || isPrivate {
+                    // The key is needed either way: say so before anything else is changed.
+                    _ = try options.run { () throws(DiaryError) in try store.key() }
+                }
+            }
             if let name { record.name = name }
             if let start { record.dateStart = try options.parseTime(start, option: "--start") }
             if let end { record.dateFinish = try options.parseTime(end, option: "--end") }
@@ -791,6 +850,7 @@ struct DiaryCommand: ParsableCommand {
                 "imported \(DiaryCommand.counted(result.imported))"
                     + (result.skipped.isEmpty
                         ? "" : ", skipped \(Set(result.skipped.map(\.source)).count)"))
+            for note in result.notes { Console.note("note: \(note)") }
         }
     }
 

@@ -51,6 +51,12 @@ struct ReportInputs: ParsableArguments {
     )
     var store: String?
 
+    @Flag(
+        help:
+            "With --store: show private entries' texts, unlocking the diary's key (else their times and \"(private)\" only)."
+    )
+    var reveal = false
+
     /// Reads every scheduled record of `inputs` (or of the diary, with --store) into `body`,
     /// repeating ones as their occurrences in `window` (default: from the first start to a
     /// year past the last); on any problem prints them and exits 2.
@@ -122,7 +128,7 @@ struct ReportInputs: ParsableArguments {
                 throw ExitCode(2)
             }
             do {
-                for record in try openDiary(location).allEntries() {
+                for record in try openDiary(location, reveal: reveal).allEntries() {
                     body(record, Location(file: location.description, field: "#\(record.id)"))
                 }
             } catch {
@@ -133,6 +139,11 @@ struct ReportInputs: ParsableArguments {
         }
         guard !inputs.isEmpty else {
             throw ValidationError("name at least one task file, or a diary with --store")
+        }
+        if reveal {
+            throw ValidationError(
+                "--reveal opens a diary's private entries (with --store); task files are read as they are"
+            )
         }
         if inputs.contains("-") && inputFormat == nil {
             throw ValidationError(
