@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "taskcal", targets: ["taskcal"]),
         .library(name: "Diary", targets: ["Diary"]),
         .library(name: "PostgresDiary", targets: ["PostgresDiary"]),
+        .library(name: "CalDAV", targets: ["CalDAV"]),
         .library(name: "TaskConversion", targets: ["TaskConversion"]),
         .library(name: "Reports", targets: ["Reports"]),
         .library(name: "TaskModel", targets: ["TaskModel"]),
@@ -20,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
+        // CalDAV: the HTTP client (the WebDAV XML is FoundationXML's).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
         // Protected entries: AES-GCM, and scrypt for a passphrase (CryptoExtras).
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -64,6 +67,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A CalDAV client (RFC 4791, 6578, 6764): discovery, push, pull, and the diary's
+        // two-way sync, over AsyncHTTPClient.
+        .target(
+            name: "CalDAV",
+            dependencies: [
+                "Diary", "TaskConversion", "TaskModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "taskcal",
             dependencies: [
@@ -71,6 +86,7 @@ let package = Package(
                 "Reports",
                 "Diary",
                 "PostgresDiary",
+                "CalDAV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -114,6 +114,10 @@ public protocol DiaryStore: Sendable {
     /// lists what it skipped. Records keep their ids unless `newIDs`.
     func importRecords(_ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool)
         throws(DiaryError) -> ImportResult
+    /// Replaces every record of entry `id` by `records` (which carry that id), checked as an
+    /// import is against the rest of the diary, all at once or not at all: a calendar
+    /// server's new version of an entry comes in this way.
+    func replace(_ id: Int64, with records: [TaskRecord]) throws(DiaryError)
     /// Problems with the store's integrity (empty when sound).
     func check() throws(DiaryError) -> [String]
     /// A setting the diary keeps about itself (its protection: ``DiaryProtection``), `nil`
@@ -280,6 +284,15 @@ package enum Rules {
                 next += 1
             }
             giveIDs(to: &record.subtasks[index], from: &next)
+        }
+    }
+
+    /// Gives every subtask of `record` (at any depth) a fresh id, `next` on.
+    package static func renumberSubtasks(of record: inout TaskRecord, from next: inout Int64) {
+        for index in record.subtasks.indices {
+            record.subtasks[index].id = next
+            next += 1
+            renumberSubtasks(of: &record.subtasks[index], from: &next)
         }
     }
 

@@ -25,6 +25,7 @@ package struct ImportPlan {
         storeCollisions: (TaskRecord, [TaskRecord]) throws(DiaryError) -> [TaskRecord]
     ) throws(DiaryError) {
         var records = incoming.map(\.record)
+        var next = nextID
         if newIDs {
             // One fresh id an entry: its changed occurrences share it.
             var fresh: [Int64: Int64] = [:]
@@ -32,6 +33,17 @@ package struct ImportPlan {
                 let id = records[index].id
                 records[index].id = fresh[id] ?? (nextID + Int64(fresh.count))
                 fresh[id] = records[index].id
+            }
+            next = nextID + Int64(fresh.count)
+            // Subtasks too: the ids they had are another diary's, or another file's.
+            for index in records.indices {
+                Rules.renumberSubtasks(of: &records[index], from: &next)
+            }
+        } else {
+            // Subtasks without an id get fresh ones, above every id of the import.
+            next = max(next, (records.map(Rules.highestID).max() ?? 0) + 1)
+            for index in records.indices where Rules.needsIDs(records[index]) {
+                Rules.giveIDs(to: &records[index], from: &next)
             }
         }
         var reasons = [[String]](repeating: [], count: records.count)

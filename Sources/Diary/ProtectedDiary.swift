@@ -150,6 +150,12 @@ public final class ProtectedDiary: DiaryStore {
         return result
     }
 
+    public func replace(_ id: Int64, with records: [TaskRecord]) throws(DiaryError) {
+        var sealed: [TaskRecord] = []
+        for record in records { sealed.append(try stored(record)) }
+        try passing { () throws(DiaryError) in try base.replace(id, with: sealed) }
+    }
+
     public func check() throws(DiaryError) -> [String] { try base.check() }
 
     public func setting(_ name: String) throws(DiaryError) -> String? { try base.setting(name) }

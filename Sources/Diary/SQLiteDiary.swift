@@ -556,6 +556,25 @@ public final class SQLiteDiary: DiaryStore {
         _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool
     ) throws(DiaryError) -> ImportResult {
         try write { db in
+            try Self.importing(records, skipConflicts: skipConflicts, newIDs: newIDs, db)
+        }
+    }
+
+    public func replace(_ id: Int64, with records: [TaskRecord]) throws(DiaryError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
+            if db.changesCount == 0 { throw DiaryError.notFound(id) }
+            _ = try Self.importing(
+                records.map { IncomingRecord($0, source: "#\(id)") }, skipConflicts: false,
+                newIDs: false, db)
+        }
+    }
+
+    /// An import inside a write transaction.
+    private static func importing(
+        _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool, _ db: Database
+    ) throws -> ImportResult {
+        do {
             let next = try Self.freshID(db)
             let changed = try Self.changedOccurrences(db)
             let series = try Row.fetchAll(

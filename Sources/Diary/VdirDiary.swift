@@ -453,8 +453,28 @@ public final class VdirDiary: DiaryStore {
     public func importRecords(
         _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool
     ) throws(DiaryError) -> ImportResult {
+        try importing(records, skipConflicts: skipConflicts, newIDs: newIDs, replacing: nil)
+    }
+
+    public func replace(_ id: Int64, with records: [TaskRecord]) throws(DiaryError) {
+        _ = try importing(
+            records.map { IncomingRecord($0, source: "#\(id)") }, skipConflicts: false,
+            newIDs: false, replacing: id)
+    }
+
+    /// An import, under the lock, all or nothing; `replacing` an entry, whose records leave
+    /// the diary in the same write (its old file goes, unless the new one takes its name).
+    private func importing(
+        _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool, replacing: Int64?
+    ) throws(DiaryError) -> ImportResult {
         try locked { () throws(DiaryError) -> ImportResult in
-            let existing = try writable().map(\.record)
+            let all = try writable()
+            var leaving: [String] = []
+            if let replacing {
+                leaving = Array(Set(all.filter { $0.record.id == replacing }.map(\.file))).sorted()
+                if leaving.isEmpty { throw .notFound(replacing) }
+            }
+            let existing = all.filter { $0.record.id != replacing }.map(\.record)
             let byID = Dictionary(
                 existing.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             let store = StoreIndex(existing)
@@ -486,7 +506,10 @@ public final class VdirDiary: DiaryStore {
                     ($0.recurrenceID ?? Int64.min) < ($1.recurrenceID ?? Int64.min)
                 }
             }
-            try commit(groups.map { ($0, fileName(for: $0[0])) }, failure: "nothing was imported")
+            let files = groups.map { ($0, fileName(for: $0[0])) }
+            try commit(
+                files, removing: leaving.filter { old in !files.contains { $0.1 == old } },
+                failure: replacing == nil ? "nothing was imported" : "nothing was changed")
             try noteGiven(plan.accepted.map(Rules.highestID).max() ?? 0)
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
         }
@@ -496,7 +519,8 @@ public final class VdirDiary: DiaryStore {
     /// or nothing: everything under temporary names first, then a list of them, then the
     /// renames, which a writer that finds the list left by a killed process completes.
     private func commit(
-        _ groups: [(records: [TaskRecord], file: String)], state: State? = nil, failure: String
+        _ groups: [(records: [TaskRecord], file: String)], removing: [String] = [],
+        state: State? = nil, failure: String
     ) throws(DiaryError) {
         var moves: [(String, String)] = []
         do throws(DiaryError) {
@@ -517,7 +541,11 @@ public final class VdirDiary: DiaryStore {
             }
             throw .storage("\(failure): \(error.description)")
         }
-        let list = moves.map { "\($0.0)\t\($0.1)" }.joined(separator: "\n") + "\n"
+        // A file that goes is renamed out of the way, to a name the debris sweep removes.
+        let removals = removing.enumerated().map {
+            ($0.element, ".taskcal-import-\(getpid())-gone-\($0.offset).tmp")
+        }
+        let list = (moves + removals).map { "\($0.0)\t\($0.1)" }.joined(separator: "\n") + "\n"
         // Beside it and renamed (`.taskcal-pending.PID`, which the debris sweep knows), not
         // through Foundation's atomic write, whose temporary file a kill would leave behind.
         let temporary = pendingList.path + ".\(getpid())"

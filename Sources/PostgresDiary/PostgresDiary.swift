@@ -639,6 +639,27 @@ public final class PostgresDiary: DiaryStore {
         _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool
     ) throws(DiaryError) -> ImportResult {
         try write(.exclusive) {
+            try importing(records, skipConflicts: skipConflicts, newIDs: newIDs)
+        }
+    }
+
+    public func replace(_ id: Int64, with records: [TaskRecord]) throws(DiaryError) {
+        try write(.exclusive) {
+            let deleted =
+                try run("DELETE FROM taskcal_entry WHERE diary = \(address.diary) AND id = \(id)")
+                .metadata.rows ?? 0
+            if deleted == 0 { throw DiaryError.notFound(id) }
+            _ = try importing(
+                records.map { IncomingRecord($0, source: "#\(id)") }, skipConflicts: false,
+                newIDs: false)
+        }
+    }
+
+    /// An import inside the transaction ``write(_:for:_:)`` holds.
+    private func importing(_ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool) throws
+        -> ImportResult
+    {
+        do {
             let diary = address.diary
             let next =
                 try run(

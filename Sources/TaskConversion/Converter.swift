@@ -46,6 +46,33 @@ public enum Converter {
         inputs: [String], output: String, read: ReadOptions, write: WriteOptions,
         skipInvalid: Bool = false
     ) -> ConversionReport {
+        convert(
+            inputs.map { ($0, nil) }, output: output, read: read, write: write,
+            skipInvalid: skipInvalid)
+    }
+
+    /// Converts `bytes` in memory (named `name` in messages, read as `format`) into
+    /// `output`, as ``convert(inputs:output:read:write:skipInvalid:)`` converts a file.
+    public static func convert(
+        bytes: [UInt8], name: String, format: Format, output: String, read: ReadOptions,
+        write: WriteOptions
+    ) -> ConversionReport {
+        convert(
+            [
+                (
+                    name,
+                    { () throws(Diagnostic) in
+                        try openRecordSource(
+                            bytes: bytes, name: name, format: format, options: read)
+                    }
+                )
+            ], output: output, read: read, write: write, skipInvalid: false)
+    }
+
+    private static func convert(
+        _ inputs: [(name: String, open: (() throws(Diagnostic) -> any RecordSource)?)],
+        output: String, read: ReadOptions, write: WriteOptions, skipInvalid: Bool
+    ) -> ConversionReport {
         var report = ConversionReport()
         let sink: any RecordSink
         do {
@@ -74,10 +101,13 @@ public enum Converter {
             for error in refused { report.record(error) }
             refused.removeAll()
         }
-        for input in inputs {
+        for (input, open) in inputs {
             let before = calendar
             var current = CalendarInfo()
-            drain(input, options: read, into: &report, keepGoing: skipInvalid, settle: settle) {
+            drain(
+                input, options: read, into: &report, keepGoing: skipInvalid, open: open,
+                settle: settle
+            ) {
                 record, location, info throws(Diagnostic) in
                 if info != current {
                     flush()

@@ -173,6 +173,7 @@ struct DiaryCommand: ParsableCommand {
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
             Check.self, Free.self, Stats.self, Done.self, Undo.self, AlarmSwitch.self,
             AlarmList.self, Remind.self, AttachmentList.self, AttachmentGet.self, KeyCommand.self,
+            Sync.self,
         ]
     )
 

@@ -39,7 +39,7 @@ struct TaskcalCommand: ParsableCommand {
         subcommands: [
             Convert.self, Validate.self, Lint.self, Overlaps.self, Agenda.self, Month.self,
             Free.self, Stats.self, Inbox.self,
-            DiaryCommand.self,
+            DiaryCommand.self, CalDAVCommand.self,
         ]
     )
 

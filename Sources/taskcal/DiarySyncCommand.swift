@@ -1,0 +1,104 @@
+import ArgumentParser
+import CalDAV
+import Diary
+import Foundation
+
+extension SyncPreference: ExpressibleByArgument {}
+
+extension DiaryCommand {
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sync",
+            abstract: "Sync the diary with a CalDAV calendar, both ways.",
+            discussion: """
+                New, changed and deleted entries go both ways. What the last sync agreed is
+                kept beside the diary (DIARY.caldav-HASH, per calendar), so each sync moves
+                only what changed since: the server's changes (RFC 6578 sync-collection, or
+                every ETag where the server has none) into the diary, then the diary's to
+                the server, each write conditional on the ETag last seen.
+
+                An entry changed on both sides since the last sync is a conflict: by default
+                both versions stay as they are and it is reported (exit 1) until --prefer
+                local or --prefer remote decides. An entry from the server that would overlap
+                one in the diary is reported and not taken (exit 1), never merged over it.
+                A server that cannot be reached changes nothing (exit 2); one that goes away
+                midway leaves what was done done, and the next sync finishes.
+
+                Private entries go to the server sealed: their times, "(private)" and the
+                encrypted text; no key is needed to sync them.
+
+                Examples:
+                  taskcal diary sync https://anna@cloud.example.org/remote.php/dav/calendars/anna/personal/
+                  taskcal diary sync https://…/personal/ --dry-run
+                  taskcal diary sync https://…/personal/ --prefer remote
+                """)
+        @OptionGroup var options: StoreOptions
+        @OptionGroup var server: ServerOptions
+        @Argument(help: "The calendar's address.") var url: String
+        @Option(help: "Decide conflicts: local (the diary's version wins) or remote.")
+        var prefer: SyncPreference?
+        @Flag(help: "Say what would be done, and do nothing.") var dryRun = false
+        @Option(help: "text for people (default), json for scripts.") var format: ReportFormat =
+            .text
+
+        func run() throws {
+            let address = try server.address(url)
+            let store = try options.open(reveal: false)
+            let tag = address.asCollection.description.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) {
+                ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3
+            }
+            let stateFile = try options.companionFile("caldav-" + String(tag, radix: 16))
+            let sync = DiarySync(
+                diary: store, client: server.client(), calendar: address, stateFile: stateFile)
+            let report: SyncReport
+            do {
+                report = try sync.run(prefer: prefer, dryRun: dryRun)
+            } catch {
+                Console.error("\(error.description); nothing was changed")
+                throw ExitCode(2)
+            }
+            switch format {
+            case .json:
+                let items = report.changes.map { change -> [String: Any] in
+                    var item: [String: Any] = [
+                        "kind": change.kind.rawValue, "uid": change.uid, "name": change.name,
+                        "detail": change.detail,
+                    ]
+                    if let id = change.id { item["id"] = id }
+                    return item
+                }
+                var object: [String: Any] = [
+                    "changes": items, "unchanged": report.unchanged, "dry_run": dryRun,
+                ]
+                if let stopped = report.stopped { object["stopped"] = stopped.description }
+                let data = try JSONSerialization.data(
+                    withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                print(String(decoding: data, as: UTF8.self))
+            case .text:
+                for change in report.changes {
+                    let who = change.id.map { "#\($0) " } ?? ""
+                    print(
+                        "\(change.kind.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(who)\"\(change.name)\": \(change.detail)"
+                    )
+                }
+            }
+            if let stopped = report.stopped {
+                Console.error(
+                    "\(stopped.description): the sync stopped after \(report.changes.count) change(s), which are kept; run it again to finish"
+                )
+                throw ExitCode(2)
+            }
+            let counts = Dictionary(grouping: report.changes, by: \.kind).mapValues(\.count)
+            let summary = [
+                (SyncChange.Kind.pushed, "sent"), (.deletedThere, "deleted there"),
+                (.pulled, "taken"), (.deletedHere, "deleted here"), (.conflict, "in conflict"),
+                (.refused, "refused"),
+            ].compactMap { kind, word in counts[kind].map { "\($0) \(word)" } }
+            Console.note(
+                (dryRun ? "would sync" : "synced") + " with \(address.asCollectionText): "
+                    + (summary.isEmpty ? "nothing to do" : summary.joined(separator: ", "))
+                    + ", \(report.unchanged) unchanged")
+            if counts[.conflict] != nil || counts[.refused] != nil { throw ExitCode(1) }
+        }
+    }
+}
