@@ -237,6 +237,7 @@ public final class DiarySync {
         let path = folder.appendingPathComponent("entries.ics").path
         var options = WriteOptions(format: .ics, uidScheme: diary.uidScheme)
         options.uidNamespace = diary.uidScheme.namespace
+        options.disabledAlarmsAsActionNone = true
         let report = Converter.write(records, to: path, options: options)
         if let error = report.errors.first {
             throw .local("the diary cannot be written as .ics: \(error)")
@@ -310,8 +311,11 @@ public final class DiarySync {
             }
             if !dryRun { try saveState(state) }
         }
+        // What is left unsettled (a conflict, a refusal) must be seen again next time: the
+        // token moves on only when everything the server said was settled.
+        let unsettled = report.changes.contains { $0.kind == .conflict || $0.kind == .refused }
         if report.stopped == nil && !dryRun {
-            if let newToken { state.token = newToken }
+            if let newToken, !unsettled { state.token = newToken }
             state.url = calendar.description
             try saveState(state)
         }

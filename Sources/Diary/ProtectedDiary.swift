@@ -43,7 +43,7 @@ public final class ProtectedDiary: DiaryStore {
         if let key = unlocked.withLock({ $0 }) { return key }
         guard let protection = try protection() else {
             throw .locked(
-                "this diary has no key yet, and a private entry's text is kept only encrypted: run taskcal diary key init first"
+                "this diary has no key yet, and a private entry's text is kept only encrypted: run taskcal diary key init first (for entries sealed by another diary, with that diary's key: TASKCAL_KEY_FILE=COPY taskcal diary key init)"
             )
         }
         let key = try keyring.unlock(protection)
@@ -171,23 +171,43 @@ public final class ProtectedDiary: DiaryStore {
     ///
     /// - Throws: ``DiaryError/locked(_:)`` when the diary has a key already (see
     ///   ``rotate(to:scrypt:)``), or the key cannot be kept.
-    public func initialize(keeper: DiaryProtection.Keeper, passphrase: [UInt8]? = nil)
-        throws(DiaryError) -> DiaryProtection
-    {
+    ///
+    /// With `adopting`, the key is one that exists already (a copy from `diary key export`,
+    /// the key of the diary this one syncs with): it is kept, not made, and the entries
+    /// sealed with it open.
+    public func initialize(
+        keeper: DiaryProtection.Keeper, passphrase: [UInt8]? = nil, adopting: DiaryKey? = nil
+    ) throws(DiaryError) -> DiaryProtection {
         if let existing = try protection() {
             throw .locked(
                 "this diary has a key already (\(existing.keyID), in \(existing.place)); taskcal diary key rotate replaces it"
             )
         }
-        let (key, scrypt) = try Self.newKey(keeper, passphrase: passphrase)
-        let clear = try base.allEntries().filter { $0.isProtected && !$0.isSealed }
+        var (key, scrypt): (DiaryKey, DiaryProtection.Scrypt?)
+        if let adopting {
+            (key, scrypt) = (adopting, nil)
+        } else {
+            (key, scrypt) = try Self.newKey(keeper, passphrase: passphrase)
+        }
+        let entries = try base.allEntries()
+        if let foreign = entries.lazy.compactMap(\.sealedText).compactMap(Self.keyID).first(where: {
+            $0 != key.id
+        }) {
+            throw .locked(
+                "this diary holds private entries sealed with key \(foreign) (from another diary): give it that key (TASKCAL_KEY_FILE=COPY taskcal diary key init, with a copy made by diary key export)"
+            )
+        }
+        let clear = entries.filter { $0.isProtected && !$0.isSealed }
         var sealed: [TaskRecord] = []
         for record in clear { sealed.append(try key.seal(record)) }
-        let protection = try keyring.keep(key, in: keeper, scrypt: scrypt)
+        let protection =
+            adopting == nil
+            ? try keyring.keep(key, in: keeper, scrypt: scrypt)
+            : DiaryProtection(keyID: key.id, keptIn: keeper)
         do {
             try base.rewrite(sealed, settings: [DiaryProtection.setting: protection.settingValue])
         } catch {
-            keyring.forget(protection)
+            if adopting == nil { keyring.forget(protection) }
             throw error
         }
         unlocked.withLock { $0 = key }
@@ -223,6 +243,12 @@ public final class ProtectedDiary: DiaryStore {
         unlocked.withLock { $0 = key }
         known.withLock { $0 = .some(protection) }
         return (old, protection)
+    }
+
+    /// The key id a sealed text names.
+    static func keyID(_ sealedText: String) -> String? {
+        let parts = sealedText.split(separator: ":", maxSplits: 2)
+        return parts.count == 3 ? String(parts[1]) : nil
     }
 
     private static func newKey(_ keeper: DiaryProtection.Keeper, passphrase: [UInt8]?)

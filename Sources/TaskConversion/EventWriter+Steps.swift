@@ -296,7 +296,7 @@ struct ComponentWriting {
     }
 
     private func alarm(_ alarm: TaskModel.Alarm) -> Component {
-        if !alarm.enabled { return disabledAlarm(alarm) }
+        if !alarm.enabled && !writer.disabledAlarmsAsActionNone { return disabledAlarm(alarm) }
         let built = Component(kind: .alarm)
         func add(_ name: String, _ value: PropertyValue, parameters: [Parameter] = []) {
             var all = parameters
@@ -305,7 +305,14 @@ struct ComponentWriting {
             }
             built.addProperty(name, value, parameters: all)
         }
-        add("ACTION", .action(alarm.action.rawValue.uppercased()))
+        if alarm.enabled {
+            add("ACTION", .action(alarm.action.rawValue.uppercased()))
+        } else {
+            // RFC 9074: an alarm that must not fire; what it would do is kept beside.
+            add("ACTION", .action("NONE"))
+            built.addProperty(
+                EventWriter.disabledActionProperty, .literal(alarm.action.rawValue.uppercased()))
+        }
         switch alarm.trigger {
         case .relative(let duration, let fromEnd):
             add(

@@ -15,6 +15,10 @@ public struct EventWriter: Sendable {
     public var zone: String?
     /// Leave out the records' `ical_extra` lines (`--drop-extra`).
     public var dropExtra = false
+    /// Write a disabled alarm as an RFC 9074 `VALARM` with `ACTION:NONE` (its action kept in
+    /// `X-TASKCAL-ACTION`) instead of the `X-` component files get: for CalDAV servers,
+    /// which keep a `VALARM` but may drop an unknown component (Radicale does).
+    public var disabledAlarmsAsActionNone = false
     /// Zones the calendar defines itself (kept `VTIMEZONE`s), by `TZID`.
     public var zones = ZoneCatalog()
 

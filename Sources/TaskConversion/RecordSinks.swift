@@ -72,6 +72,8 @@ public struct WriteOptions: Sendable {
     /// With `--for google`: inline attachments written to files in `directory` and linked as
     /// `baseURL/NAME` (`--extract-attachments DIR --attachment-base-url URL`).
     public var attachmentLinks: AttachmentLinks?
+    /// Disabled alarms as `ACTION:NONE` `VALARM`s (for a CalDAV server), not `X-` components.
+    public var disabledAlarmsAsActionNone = false
     /// Threads that render .ics records (`--jobs`); the bytes written are those of one.
     public var parallelism = 1
 
@@ -324,6 +326,7 @@ final class ICSRecordSink: RecordSink {
         var writer = EventWriter(
             uidScheme: options.uidScheme, timestamp: options.timestamp, zone: options.zone)
         writer.uidScheme.namespace = options.uidNamespace
+        writer.disabledAlarmsAsActionNone = options.disabledAlarmsAsActionNone
         self.init(
             output, writer: writer, name: options.calendarName,
             namespaceOfFile: options.namespaceOfFile)

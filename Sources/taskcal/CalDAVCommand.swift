@@ -173,6 +173,7 @@ struct CalDAVCommand: ParsableCommand {
             read.uidScheme = UIDScheme(namespace: uidNamespace)
             var write = WriteOptions(format: .ics, uidScheme: read.uidScheme, zone: nil)
             write.uidNamespace = uidNamespace
+            write.disabledAlarmsAsActionNone = true
             let report = Converter.convert(
                 inputs: inputs, output: rendered, read: read, write: write)
             Console.show(report, quiet: false)

@@ -16,7 +16,9 @@ extension DiaryCommand {
                 and its alarms still ring, without the key; --reveal shows its text.
 
                 Where the key is kept (init chooses, in this order):
-                  TASKCAL_KEY_FILE=PATH  a key file, mode 0600, that init creates
+                  TASKCAL_KEY_FILE=PATH  a key file, mode 0600, that init creates (or,
+                                         when it exists, a copy of a key to use: the
+                                         key of the diary this one syncs with)
                   the Secret Service     the desktop's keyring, through secret-tool
                                          (GNOME Keyring, KWallet), when one is running
                   --passphrase           nothing is kept: the key is derived from a
@@ -80,10 +82,22 @@ extension DiaryCommand {
                 let store = try options.open()
                 let keyring = store.keyring
                 let keeper = try KeyCommand.keeper(passphrase: passphrase, keyring: keyring)
+                // A key file that exists is a copy of a key to use, not to replace.
+                let existing = try options.run { () throws(DiaryError) -> DiaryKey? in
+                    guard keeper == .keyFile, let file = keyring.keyFile,
+                        FileManager.default.fileExists(atPath: file)
+                    else { return nil }
+                    return try DiaryKey.read(file: file)
+                }
                 let secret =
                     passphrase ? try KeyCommand.newPassphrase(keyring, options: options) : nil
                 let protection = try options.run { () throws(DiaryError) in
-                    try store.initialize(keeper: keeper, passphrase: secret)
+                    try store.initialize(keeper: keeper, passphrase: secret, adopting: existing)
+                }
+                if existing != nil {
+                    Console.note(
+                        "the diary now uses key \(protection.keyID) from \(keyring.keyFile ?? "")")
+                    return
                 }
                 let place =
                     keeper == .keyFile ? keyring.keyFile ?? protection.place : protection.place
