@@ -265,8 +265,14 @@ public final class DiarySync {
         let local = try localUnits()
         var newToken = remote.token
 
-        let keys = Set(local.keys).union(state.units.keys).union(remote.touched.keys)
-        entries: for key in keys.sorted() {
+        // In the order of the entries' starts (to-dos without one first), then of UIDs.
+        func start(_ key: String) -> Int64 {
+            (local[key] ?? remote.touched[key] ?? nil)?.records.first?.dateStart ?? Int64.min
+        }
+        let keys = Set(local.keys).union(state.units.keys).union(remote.touched.keys).sorted {
+            (start($0), $0) < (start($1), $1)
+        }
+        entries: for key in keys {
             let mine = local[key]
             let known = state.units[key]
             let theirs = remote.touched[key]  // nil: untouched; .some(nil): deleted there

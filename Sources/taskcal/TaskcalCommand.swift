@@ -28,12 +28,17 @@ struct TaskcalCommand: ParsableCommand {
             NO_COLOR (or TERM=dumb), no colours on a terminal; DISPLAY or WAYLAND_DISPLAY, a
             desktop session for diary remind's notify-send; PGPASSWORD, PGPASSFILE, PGHOST,
             PGPORT, PGUSER, PGDATABASE, PGSSLMODE, for a diary on a PostgreSQL server, as psql
-            reads them; XDG_STATE_HOME, where taskcal keeps its own files about such a diary.
+            reads them; XDG_STATE_HOME, where taskcal keeps its own files about such a diary;
+            TASKCAL_KEY_FILE, the key file of a diary's private entries, and
+            TASKCAL_PASSPHRASE_FILE, a file holding its passphrase (diary key --help);
+            TASKCAL_CALDAV_PASSWORD_FILE and TASKCAL_CALDAV_USER, a CalDAV server's password
+            (in a file) and user, and NETRC, the .netrc file (caldav --help).
 
             Files: the diary (SQLite, vdir:DIR of .ics files, or postgres://USER@HOST/DB);
             DIARY.reminded, what diary remind fired; DIARY.inbox.log, the inbox's decisions
             (in ~/.local/state/taskcal for a diary on a server); ~/.pgpass, the server's
-            password (mode 0600).
+            password (mode 0600); ~/.netrc, CalDAV passwords (mode 0600); DIARY.caldav-HASH,
+            what the last diary sync with a calendar agreed.
             """,
         version: TaskcalCommand.version,
         subcommands: [
