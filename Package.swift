@@ -3,6 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "taskcal",
+    defaultLocalization: "en",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "taskcal", targets: ["taskcal"]),
@@ -37,6 +38,9 @@ let package = Package(
             pkgConfig: "libical",
             providers: [.apt(["libical-dev"])]
         ),
+        // Messages, help and reports in English and Russian: the catalogues are localized
+        // resources (Resources/ru.lproj/Localizable.strings).
+        .target(name: "Localization", resources: [.process("Resources")]),
         .target(name: "ICalendar", dependencies: ["CLibical"]),
         .target(
             name: "TaskModel",
@@ -45,7 +49,7 @@ let package = Package(
         .target(name: "TaskConversion", dependencies: ["ICalendar", "TaskModel"]),
         // Reports over records (overlaps, agenda, month, free time), for the command line
         // and the diary alike; plain text unless given a style.
-        .target(name: "Reports", dependencies: ["TaskConversion", "TaskModel"]),
+        .target(name: "Reports", dependencies: ["TaskConversion", "TaskModel", "Localization"]),
         .target(
             name: "Diary",
             dependencies: [
@@ -87,6 +91,7 @@ let package = Package(
                 "Diary",
                 "PostgresDiary",
                 "CalDAV",
+                "Localization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -9,6 +9,9 @@
 #   PREFIX/share/bash-completion/completions/taskcal
 #   PREFIX/share/zsh/site-functions/_taskcal
 #   PREFIX/share/fish/vendor_completions.d/taskcal.fish
+#   PREFIX/share/taskcal/taskcal_Localization.resources (the Russian messages; without it,
+#       taskcal speaks English)
+# Man pages and completions are made in English (LC_ALL=C), whatever the installer's locale.
 # --uninstall removes exactly those files. Needs what the build needs (README) and nothing else.
 # TASKCAL_BUILD_PATH: the build folder (default .build; the tests use another, since a running
 # `swift test` holds .build).
@@ -26,24 +29,31 @@ man="$prefix/share/man/man1"
 bash_dir="$prefix/share/bash-completion/completions"
 zsh_dir="$prefix/share/zsh/site-functions"
 fish_dir="$prefix/share/fish/vendor_completions.d"
+data_dir="$prefix/share/taskcal"
 
 if $uninstall; then
     rm -f "$bin/taskcal" "$man"/taskcal.*1 "$bash_dir/taskcal" "$zsh_dir/_taskcal" \
         "$fish_dir/taskcal.fish"
+    rm -rf "$data_dir/taskcal_Localization.resources"
+    rmdir "$data_dir" 2>/dev/null || true
     echo "taskcal: removed from $prefix"
     exit 0
 fi
 
 scratch=${TASKCAL_BUILD_PATH:-.build}
 swift build -c release --product taskcal --scratch-path "$scratch" >/dev/null
-built=$(swift build -c release --scratch-path "$scratch" --show-bin-path)/taskcal
+built_dir=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+built=$built_dir/taskcal
+export LC_ALL=C
 pages=$(mktemp -d)
 trap 'rm -rf "$pages"' EXIT
 swift package --scratch-path "$scratch" --allow-writing-to-directory "$pages" generate-manual \
     --output-directory "$pages" --multi-page >/dev/null
 
-mkdir -p "$bin" "$man" "$bash_dir" "$zsh_dir" "$fish_dir"
+mkdir -p "$bin" "$man" "$bash_dir" "$zsh_dir" "$fish_dir" "$data_dir"
 install -m 0755 "$built" "$bin/taskcal"
+rm -rf "$data_dir/taskcal_Localization.resources"
+cp -R "$built_dir/taskcal_Localization.resources" "$data_dir/"
 install -m 0644 "$pages"/*.1 "$man/"
 "$built" --generate-completion-script bash >"$bash_dir/taskcal"
 "$built" --generate-completion-script zsh >"$zsh_dir/_taskcal"

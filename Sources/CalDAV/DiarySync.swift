@@ -505,8 +505,7 @@ public final class DiarySync {
         case .importRefused(let problems):
             problems.map(\.message).joined(separator: "; ")
         case .conflict(_, let others):
-            "it would overlap "
-                + others.map { DiaryError.describe($0) }.joined(separator: " and ")
+            "it would overlap \(others.map { DiaryError.describe($0) }.joined(separator: " and "))"
         default: error.description
         }
     }

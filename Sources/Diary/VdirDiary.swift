@@ -618,8 +618,8 @@ public final class VdirDiary: DiaryStore {
             loaded = try load()
             records = loaded.entries.map(\.record)
             problems += loaded.unreadable.map {
-                "\($0.problem)"
-                    + ($0.mayHoldEntry ? " (writes are refused until it is fixed or removed)" : "")
+                $0.mayHoldEntry
+                    ? "\($0.problem) (writes are refused until it is fixed or removed)" : $0.problem
             }
         } catch {
             return problems + [error.description]

@@ -815,23 +815,24 @@ public final class PostgresDiary: DiaryStore {
         if let info = error.serverInfo {
             let state = info[.sqlState] ?? ""
             var text = info[.message] ?? "the server refused"
+            // One template each, so that the message is translated whole where it is shown.
             switch state {
             case "28P01", "28000":
-                text +=
+                text =
                     password
-                    ? " (check the password in ~/.pgpass or PGPASSWORD)"
-                    : " (no password was found: put it in ~/.pgpass, chmod 600, or PGPASSWORD)"
+                    ? "\(text) (check the password in ~/.pgpass or PGPASSWORD)"
+                    : "\(text) (no password was found: put it in ~/.pgpass, chmod 600, or PGPASSWORD)"
             case "3D000":
-                text += " (create it first: createdb \(address.database))"
+                text = "\(text) (create it first: createdb \(address.database))"
             case "55P03":
                 text = "another writer has held the diary for 30 s; nothing was written, try again"
             case "42501":
-                text +=
-                    " (the user \(address.user) needs the right to create tables and the btree_gist extension in \(address.database), or an owner who runs taskcal once)"
+                text =
+                    "\(text) (the user \(address.user) needs the right to create tables and the btree_gist extension in \(address.database), or an owner who runs taskcal once)"
             default:
-                if let detail = info[.detail] { text += " (\(detail))" }
+                if let detail = info[.detail] { text = "\(text) (\(detail))" }
             }
-            return text + (state.isEmpty ? "" : " [SQLSTATE \(state)]")
+            return state.isEmpty ? text : "\(text) [SQLSTATE \(state)]"
         }
         switch error.code {
         case .authMechanismRequiresPassword:

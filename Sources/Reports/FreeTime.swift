@@ -1,4 +1,5 @@
 import ICalendar
+import Localization
 import TaskConversion
 import TaskModel
 
@@ -191,19 +192,24 @@ public struct FreeTime: Sendable {
     /// Days with their free stretches, and the total.
     public func text(in time: LocalTime, style: some ReportStyle) -> String {
         var conditions: [String] = []
-        if minimum > 0 { conditions.append("at least \(OverlapReport.duration(minimum / 60))") }
+        if minimum > 0 {
+            conditions.append(say("at least %@", OverlapReport.duration(minimum / 60)))
+        }
         if let hours { conditions.append(hours.description) }
         if let days { conditions.append(days.description) }
         var out =
-            "Free time \(time.day(of: window.start)) \(time.clock(window.start)) – "
-            + "\(time.day(of: window.finish)) \(time.clock(window.finish)) (\(time.zone)"
-            + (conditions.isEmpty ? "" : ", " + conditions.joined(separator: ", ")) + "):\n"
-        guard !slots.isEmpty else { return out + "  none\n" }
+            say(
+                "Free time %@ %@ – %@ %@ (%@%@):",
+                OverlapReport.date(time.day(of: window.start)), time.clock(window.start),
+                OverlapReport.date(time.day(of: window.finish)), time.clock(window.finish),
+                time.zone, conditions.isEmpty ? "" : ", " + conditions.joined(separator: ", "))
+            + "\n"
+        guard !slots.isEmpty else { return out + "  " + say("none") + "\n" }
         var lastDay: LocalTime.Day?
         for slot in slots {
             let day = time.day(of: slot.start)
             if day != lastDay {
-                out += style.strong("\(OverlapReport.weekdayName(day.weekday)) \(day)") + "\n"
+                out += style.strong(OverlapReport.dayTitle(day)) + "\n"
                 lastDay = day
             }
             out +=
@@ -211,11 +217,12 @@ public struct FreeTime: Sendable {
                 + style.faint(OverlapReport.duration((slot.finish - slot.start) / 60)) + "\n"
         }
         if unlisted > 0 {
-            out += style.faint("… and \(OverlapReport.grouped(unlisted)) more") + "\n"
+            out += style.faint(say("… and %@ more", OverlapReport.grouped(unlisted))) + "\n"
         }
         out +=
-            "\(OverlapReport.grouped(total)) free stretch\(total == 1 ? "" : "es"), "
-            + "\(OverlapReport.duration(seconds / 60)) in all\n"
+            say(
+                "%@ free stretch%@, %@ in all", OverlapReport.grouped(total),
+                total == 1 ? "" : "es", OverlapReport.duration(seconds / 60)) + "\n"
         return out
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 import TaskConversion
 import TaskModel
 
@@ -131,51 +132,68 @@ public struct OverlapReport: Sendable {
     public func text(in time: LocalTime, style: some ReportStyle, to write: (String) -> Void) {
         guard !overlaps.isEmpty else {
             return write(
-                "No overlaps among \(entries.count) entr\(entries.count == 1 ? "y" : "ies").\n")
+                say("No overlaps among %@ entr%@.", entries.count, entries.count == 1 ? "y" : "ies")
+                    + "\n")
         }
         write(
-            "\(Self.grouped(total)) overlap\(total == 1 ? "" : "s") among \(Self.grouped(entries.count)) entries (times in \(time.zone))"
-                + (unlisted > 0 ? "; the first \(Self.grouped(overlaps.count)) listed" : "") + ":\n"
-        )
+            say(
+                "%@ overlap%@ among %@ entries (times in %@)", Self.grouped(total),
+                total == 1 ? "" : "s", Self.grouped(entries.count), time.zone)
+                + (unlisted > 0 ? say("; the first %@ listed", Self.grouped(overlaps.count)) : "")
+                + ":\n")
         var currentDay: LocalTime.Day?
         for overlap in overlaps {
             var out = ""
             let day = time.day(of: overlap.shared.start)
             if day != currentDay {
                 currentDay = day
-                out += "\n" + style.strong("\(Self.weekdayName(day.weekday)) \(day)") + "\n"
+                out += "\n" + style.strong(Self.dayTitle(day)) + "\n"
             }
             let shared = overlap.shared
             let minutes = (shared.finish - shared.start) / 60
             out +=
                 "  " + style.conflict("\(time.clock(shared.start))–\(time.clock(shared.finish))")
-                + style.faint(" (\(Self.duration(minutes)) double-booked)") + "\n"
+                + style.faint(" (" + say("%@ double-booked", Self.duration(minutes)) + ")") + "\n"
             for index in [overlap.first, overlap.second] {
                 let entry = entries[index]
                 out +=
-                    "    \(Self.range(entry.span, time))  #\(entry.id) \(entry.name)  "
+                    "    \(Self.range(entry.span, time))  #\(entry.id) \(entry.displayName)  "
                     + style.faint("(\(entry.source))") + "\n"
             }
             write(out)
         }
         if unlisted > 0 {
             write(
-                "\n… and \(Self.grouped(unlisted)) more overlapping pair\(unlisted == 1 ? "" : "s") (list more with --max-pairs)\n"
-            )
+                "\n"
+                    + say(
+                        "… and %@ more overlapping pair%@ (list more with --max-pairs)",
+                        Self.grouped(unlisted), unlisted == 1 ? "" : "s") + "\n")
         }
     }
 
+    /// `14:00–15:00`, or with the days when it spans several (in the language's order).
     public static func range(_ span: TimeSpan, _ time: LocalTime) -> String {
-        let sameDay = time.day(of: span.start) == time.day(of: span.finish)
-        return sameDay
+        let first = time.day(of: span.start)
+        let last = time.day(of: span.finish)
+        return first == last
             ? "\(time.clock(span.start))–\(time.clock(span.finish))"
-            : "\(time.day(of: span.start)) \(time.clock(span.start))–\(time.day(of: span.finish)) \(time.clock(span.finish))"
+            : "\(date(first)) \(time.clock(span.start))–\(date(last)) \(time.clock(span.finish))"
+    }
+
+    /// A day as the user's language writes it (`2026-12-01`, `01.12.2026`).
+    public static func date(_ day: LocalTime.Day) -> String {
+        Localization.date(year: day.year, month: day.month, day: day.day)
+    }
+
+    /// A day's heading: `Tuesday 2026-12-01`, `вторник, 1 декабря 2026`.
+    public static func dayTitle(_ day: LocalTime.Day) -> String {
+        Localization.dayTitle(year: day.year, month: day.month, day: day.day, weekday: day.weekday)
     }
 
     static func duration(_ minutes: Int64) -> String {
-        if minutes < 60 { return "\(minutes) min" }
-        if minutes % 60 == 0 { return "\(minutes / 60) h" }
-        return "\(minutes / 60) h \(minutes % 60) min"
+        if minutes < 60 { return say("%@ min", minutes) }
+        if minutes % 60 == 0 { return say("%@ h", minutes / 60) }
+        return say("%@ h %@ min", minutes / 60, minutes % 60)
     }
 
     /// `3540` as `3,540`: counts people read.
@@ -189,9 +207,8 @@ public struct OverlapReport: Sendable {
         return (number < 0 ? "-" : "") + out
     }
 
-    public static func weekdayName(_ weekday: Int) -> String {
-        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][weekday - 1]
-    }
+    /// A weekday's name in the user's language (1 Monday … 7 Sunday).
+    public static func weekdayName(_ weekday: Int) -> String { Localization.weekday(weekday) }
 }
 
 // MARK: - Agenda
@@ -286,8 +303,8 @@ public struct Agenda: Sendable {
     /// most ``entriesPerRow`` a row).
     public func text(style: some ReportStyle) -> String {
         var out =
-            style.strong("\(OverlapReport.weekdayName(day.weekday)) \(day)")
-            + style.faint(" (\(time.zone), \(slots.count) hours)") + "\n"
+            style.strong(OverlapReport.dayTitle(day))
+            + style.faint(" (" + say("%@, %@ hours", time.zone, slots.count) + ")") + "\n"
         let width = slots.map { label($0).count }.max() ?? 11
         for slot in slots {
             let label = self.label(slot)
@@ -295,14 +312,16 @@ public struct Agenda: Sendable {
             var blocks = slot.entries.prefix(Self.entriesPerRow).map { position -> String in
                 let record = records[position]
                 let times =
-                    record.allDay ? "all day" : OverlapReport.range(time.occupied(by: record), time)
+                    record.allDay
+                    ? say("all day") : OverlapReport.range(time.occupied(by: record), time)
                 let note =
-                    record.status == .cancelled ? " (cancelled)" : record.free ? " (free)" : ""
-                return style.entry("[\(times) \(record.name)\(note)]")
+                    record.status == .cancelled
+                    ? " " + say("(cancelled)") : record.free ? " " + say("(free)") : ""
+                return style.entry("[\(times) \(record.displayName)\(note)]")
             }
             if slot.entries.count > Self.entriesPerRow {
                 let more = OverlapReport.grouped(slot.entries.count - Self.entriesPerRow)
-                blocks.append(style.faint("… and \(more) more"))
+                blocks.append(style.faint(say("… and %@ more", more)))
             }
             out +=
                 style.faint(padded)
@@ -355,12 +374,6 @@ public struct MonthView: Sendable {
         self.counts = counts
     }
 
-    static let monthNames = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September",
-        "October",
-        "November", "December",
-    ]
-
     /// `{"month": "2026-11", "zone": "…", "days": [{"date": "2026-11-01", "entries": 0}, …]}`
     public func json() -> String {
         let days = counts.enumerated().map { index, count in
@@ -373,12 +386,16 @@ public struct MonthView: Sendable {
 
     /// A grid like `cal`, weeks from Monday: `*` marks days with entries, `[ ]` today.
     public func text(style: some ReportStyle) -> String {
-        let title = "\(Self.monthNames[month - 1]) \(year)"
+        let title = "\(Localization.month(month)) \(year)"
         let width = 7 * 4 - 1
         var out =
             String(repeating: " ", count: max(0, (width - title.count) / 2)) + style.strong(title)
             + "\n"
-        out += style.faint(" Mo  Tu  We  Th  Fr  Sa  Su") + "\n"
+        out +=
+            style.faint(
+                (1...7).map { " " + Localization.weekdayColumn($0) + " " }.joined()
+                    .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
+            + "\n"
         let first = LocalTime.Day(year: year, month: month, day: 1)
         var cells: [String] = Array(repeating: "    ", count: first.weekday - 1)
         for (index, count) in counts.enumerated() {
@@ -402,8 +419,30 @@ public struct MonthView: Sendable {
         let busy = counts.filter { $0 > 0 }.count
         out +=
             style.faint(
-                "* has entries (\(busy) day\(busy == 1 ? "" : "s"), \(counts.reduce(0, +)) in all)   [ ] today"
-            ) + "\n"
+                say(
+                    "* has entries (%@ day%@, %@ in all)   [ ] today", busy, busy == 1 ? "" : "s",
+                    counts.reduce(0, +))) + "\n"
         return out
+    }
+}
+
+// MARK: - Language
+
+/// `template` (English, `%@` for each value) with `values`, in the user's language.
+func say(_ template: String, _ values: Any...) -> String {
+    Localization.format(template, values.map { "\($0)" })
+}
+
+extension TaskRecord {
+    /// The name as people see it: a private entry's placeholder in their language.
+    public var displayName: String {
+        isSealed || name == TaskRecord.sealedName ? Localization.text(TaskRecord.sealedName) : name
+    }
+}
+
+extension ReportEntry {
+    /// The name as people see it (see ``TaskModel/TaskRecord/displayName``).
+    var displayName: String {
+        name == TaskRecord.sealedName ? Localization.text(name) : name
     }
 }

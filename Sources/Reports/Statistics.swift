@@ -1,5 +1,6 @@
 import Foundation
 import ICalendar
+import Localization
 import TaskConversion
 import TaskModel
 
@@ -232,45 +233,56 @@ public struct Statistics: Sendable {
         func minutes(_ seconds: Int64) -> String {
             let minutes = seconds / 60
             return minutes >= 1440
-                ? "\(minutes / 1440) d " + OverlapReport.duration(minutes % 1440)
+                ? say("%@ d", minutes / 1440) + " " + OverlapReport.duration(minutes % 1440)
                 : OverlapReport.duration(minutes)
         }
-        func days(_ count: Int) -> String { "\(count) day\(count == 1 ? "" : "s")" }
+        func days(_ count: Int) -> String { say("%@ day%@", count, count == 1 ? "" : "s") }
         var out =
             style.strong(
                 isEmpty
-                    ? "Statistics (no entries with a time; \(time.zone))"
-                    : "Statistics \(time.day(of: window.start)) \(time.clock(window.start)) – "
-                        + "\(time.day(of: window.finish)) \(time.clock(window.finish)) (\(time.zone))"
+                    ? say("Statistics (no entries with a time; %@)", time.zone)
+                    : say(
+                        "Statistics %@ %@ – %@ %@ (%@)",
+                        OverlapReport.date(time.day(of: window.start)),
+                        time.clock(window.start), OverlapReport.date(time.day(of: window.finish)),
+                        time.clock(window.finish), time.zone)
             )
             + "\n"
         var rows: [(String, String)] = [
-            ("entries", OverlapReport.grouped(entries)),
-            ("busy", minutes(busy)),
+            (say("entries"), OverlapReport.grouped(entries)),
+            (say("busy"), minutes(busy)),
         ]
         if let longestFree {
             rows.append(
                 (
-                    "longest free",
+                    say("longest free"),
                     minutes(longestFree.finish - longestFree.start)
                         + style.faint(" (\(OverlapReport.range(longestFree, time)))")
                 ))
         }
-        rows.append(("to-dos", "\(todosOpen) open, \(todosDone) done"))
-        rows.append(("habits", "\(habitsKept) occurrences kept, \(habitsSkipped) skipped"))
+        rows.append((say("to-dos"), say("%@ open, %@ done", todosOpen, todosDone)))
         rows.append(
-            ("streaks", "\(days(longestStreak)) longest, \(days(currentStreak)) to the end"))
+            (say("habits"), say("%@ occurrences kept, %@ skipped", habitsKept, habitsSkipped)))
+        rows.append(
+            (
+                say("streaks"),
+                say("%@ longest, %@ to the end", days(longestStreak), days(currentStreak))
+            ))
+        let labelWidth = max(14, (rows.map(\.0.count).max() ?? 0) + 2)
         for (name, value) in rows {
-            out += "  " + name.padding(toLength: 14, withPad: " ", startingAt: 0) + value + "\n"
+            out +=
+                "  " + name.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + value
+                + "\n"
         }
         if let grouping {
-            out += style.strong("By \(grouping.rawValue):") + "\n"
+            out += style.strong(say("By %@:", say(grouping.rawValue))) + "\n"
             let width = max(8, groups.map(\.key.count).max() ?? 0)
             for group in groups {
+                let key = group.key == "(none)" ? say("(none)") : group.key
                 out +=
-                    "  " + group.key.padding(toLength: width + 2, withPad: " ", startingAt: 0)
-                    + "\(group.entries) entr\(group.entries == 1 ? "y" : "ies"), "
-                    + style.faint("\(minutes(group.busy)) busy") + "\n"
+                    "  " + key.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+                    + say("%@ entr%@", group.entries, group.entries == 1 ? "y" : "ies") + ", "
+                    + style.faint(say("%@ busy", minutes(group.busy))) + "\n"
             }
         }
         return out

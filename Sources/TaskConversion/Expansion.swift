@@ -117,10 +117,11 @@ public struct Expansion: Sendable {
             }
         }
         if let first = leftOut.first, let stopped {
-            let others =
-                leftOut.count == 1 ? "" : " and \(leftOut.count - 1) later repeating entries"
             warnings.append(
-                "'\(first.name)' (id \(first.id))\(others) left out: \(reason(stopped))")
+                leftOut.count == 1
+                    ? "'\(first.name)' (id \(first.id)) left out: \(reason(stopped))"
+                    : "'\(first.name)' (id \(first.id)) and \(leftOut.count - 1) later repeating entries left out: \(reason(stopped))"
+            )
         }
         return (result, warnings)
     }

@@ -713,10 +713,10 @@ final class ICSDigest {
                     Diagnostic(
                         events.strict ? .error : .warning,
                         Location(file: path, line: component.lineNumber, field: $0.field),
-                        (events.strict
-                            ? ""
-                            : "the \(component.kind) of line \(component.lineNumber ?? 0) is left out: ")
-                            + $0.message, code: .componentSkipped)
+                        events.strict
+                            ? $0.message
+                            : "the \(component.kind) of line \(component.lineNumber ?? 0) is left out: \($0.message)",
+                        code: .componentSkipped)
                 }
                 if events.strict { return .failed(diagnostics) }
                 diagnostics.forEach(warn)

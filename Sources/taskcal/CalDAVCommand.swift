@@ -1,6 +1,7 @@
 import ArgumentParser
 import CalDAV
 import Foundation
+import Localization
 import TaskConversion
 import TaskModel
 
@@ -8,11 +9,13 @@ import TaskModel
 struct ServerOptions: ParsableArguments {
     @Flag(
         help:
-            "Allow plain http:// to another machine (the password and the calendar would cross the network unencrypted; http:// to this machine is always allowed)."
+            .tr(
+                "Allow plain http:// to another machine (the password and the calendar would cross the network unencrypted; http:// to this machine is always allowed)."
+            )
     )
     var allowHTTP = false
 
-    @Option(help: ArgumentHelp("How long one request may take, in seconds.", valueName: "s"))
+    @Option(help: ArgumentHelp(tr("How long one request may take, in seconds."), valueName: "s"))
     var timeout: Int = 60
 
     func validate() throws {
@@ -48,8 +51,9 @@ struct ServerOptions: ParsableArguments {
 struct CalDAVCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "caldav",
-        abstract: "Put records on a CalDAV server, get them back, list its calendars.",
-        discussion: """
+        abstract: tr("Put records on a CalDAV server, get them back, list its calendars."),
+        discussion: tr(
+            """
             CalDAV (RFC 4791) is how Nextcloud, Fastmail, iCloud, Radicale, SOGo and
             Baïkal share calendars. The address is https://HOST/PATH: a calendar's, or a
             server's root or a user's home, where ls finds the calendars (RFC 6764
@@ -70,17 +74,18 @@ struct CalDAVCommand: ParsableCommand {
               taskcal caldav push tasks.json https://cloud.example.org/…/calendars/anna/work/
               taskcal caldav pull https://…/work/ -o work.ics --from 2026-12-01 --to 2027-01-01
               taskcal diary sync https://…/work/        (the diary both ways)
-            """,
+            """),
         subcommands: [List.self, Push.self, Pull.self, MakeCalendar.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ls",
-            abstract: "List the calendars at an address (a server, a user's home, a calendar).")
+            abstract: tr("List the calendars at an address (a server, a user's home, a calendar)."))
         @OptionGroup var server: ServerOptions
-        @Argument(help: "The address: https://[USER@]HOST/PATH.") var url: String
-        @Option(help: "text for people (default), json for scripts.") var format: ReportFormat =
-            .text
+        @Argument(help: .tr("The address: https://[USER@]HOST/PATH.")) var url: String
+        @Option(help: .tr("text for people (default), json for scripts.")) var format:
+            ReportFormat =
+                .text
 
         func run() throws {
             let address = try server.address(url)
@@ -109,7 +114,7 @@ struct CalDAVCommand: ParsableCommand {
                         calendar.components.isEmpty
                         ? "" : "  " + calendar.components.joined(separator: ", ")
                     print(
-                        "\(calendar.address.url.absoluteString)  \(calendar.name ?? "(no name)")\(kinds)"
+                        "\(calendar.address.url.absoluteString)  \(calendar.name ?? tr("(no name)"))\(kinds)"
                     )
                 }
             }
@@ -118,10 +123,10 @@ struct CalDAVCommand: ParsableCommand {
 
     struct MakeCalendar: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "mkcal", abstract: "Make a new calendar at an address (MKCALENDAR).")
+            commandName: "mkcal", abstract: tr("Make a new calendar at an address (MKCALENDAR)."))
         @OptionGroup var server: ServerOptions
-        @Argument(help: "The new calendar's address.") var url: String
-        @Option(help: "Its name, as apps show it.") var name: String?
+        @Argument(help: .tr("The new calendar's address.")) var url: String
+        @Option(help: .tr("Its name, as apps show it.")) var name: String?
 
         func run() throws {
             let address = try server.address(url)
@@ -136,8 +141,9 @@ struct CalDAVCommand: ParsableCommand {
     struct Push: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "push",
-            abstract: "Upload task files to a calendar: one calendar object per UID.",
-            discussion: """
+            abstract: tr("Upload task files to a calendar: one calendar object per UID."),
+            discussion: tr(
+                """
                 Every record (from JSON, NDJSON, .ics, jCal or JSCalendar) goes to the
                 calendar as a calendar object named after its UID: a repeating event with its
                 changed occurrences is one object, each subtask its own. A new object is
@@ -146,12 +152,12 @@ struct CalDAVCommand: ParsableCommand {
                 meanwhile is not overwritten, and said. Nothing is sent if any input is
                 invalid. The same file pushed again updates its objects (UIDs come from the
                 file's name, or --uid-namespace).
-                """)
+                """))
         @OptionGroup var server: ServerOptions
-        @Argument(help: "Task files, then the calendar's address.") var arguments: [String]
-        @Option(help: "Input format when the names do not tell it.") var inputFormat: Format?
-        @Option(help: "IANA zone for floating times of .ics inputs.") var tz: String?
-        @Option(help: "What derived UIDs are unique to (default: each file's name).")
+        @Argument(help: .tr("Task files, then the calendar's address.")) var arguments: [String]
+        @Option(help: .tr("Input format when the names do not tell it.")) var inputFormat: Format?
+        @Option(help: .tr("IANA zone for floating times of .ics inputs.")) var tz: String?
+        @Option(help: .tr("What derived UIDs are unique to (default: each file's name)."))
         var uidNamespace: String?
 
         func validate() throws {
@@ -227,9 +233,16 @@ struct CalDAVCommand: ParsableCommand {
                     )
                 }
             }
-            Console.note(
-                "pushed \(created + updated) of \(objects.count) calendar object\(objects.count == 1 ? "" : "s") to \(address): \(created) new, \(updated) updated"
-                    + (refused > 0 ? ", \(refused) not written" : ""))
+            let plural = objects.count == 1 ? "" : "s"
+            if refused > 0 {
+                Console.note(
+                    "pushed \(created + updated) of \(objects.count) calendar object\(plural) to \(address): \(created) new, \(updated) updated, \(refused) not written"
+                )
+            } else {
+                Console.note(
+                    "pushed \(created + updated) of \(objects.count) calendar object\(plural) to \(address): \(created) new, \(updated) updated"
+                )
+            }
             if refused > 0 { throw ExitCode(1) }
         }
     }
@@ -237,24 +250,26 @@ struct CalDAVCommand: ParsableCommand {
     struct Pull: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "pull",
-            abstract: "Download a calendar into a file of any format taskcal writes.",
-            discussion: """
+            abstract: tr("Download a calendar into a file of any format taskcal writes."),
+            discussion: tr(
+                """
                 Reads the calendar's objects (REPORT calendar-query; with --from/--to, the
                 events and to-dos that touch the window) and writes them, in the server's
                 order, as -o's name says: .json, .ndjson, .ics, .jcal or .jscal.json.
                 Subtasks, kept apart on the server, come back inside their to-dos. The file
                 appears whole or not at all.
-                """)
+                """))
         @OptionGroup var server: ServerOptions
-        @Argument(help: "The calendar's address.") var url: String
-        @Option(name: .shortAndLong, help: "The file to write (- for standard output).")
+        @Argument(help: .tr("The calendar's address.")) var url: String
+        @Option(name: .shortAndLong, help: .tr("The file to write (- for standard output)."))
         var output: String
-        @Option(help: "Output format when the name does not tell it.") var outputFormat: Format?
-        @Option(help: "Only what touches this time or later.") var from: String?
-        @Option(help: "Only what touches times before this.") var to: String?
-        @Option(help: "IANA zone for --from/--to and for floating times (default: local).")
+        @Option(help: .tr("Output format when the name does not tell it.")) var outputFormat:
+            Format?
+        @Option(help: .tr("Only what touches this time or later.")) var from: String?
+        @Option(help: .tr("Only what touches times before this.")) var to: String?
+        @Option(help: .tr("IANA zone for --from/--to and for floating times (default: local)."))
         var tz: String?
-        @Option(help: "What derived UIDs are unique to (as convert --uid-namespace).")
+        @Option(help: .tr("What derived UIDs are unique to (as convert --uid-namespace)."))
         var uidNamespace: String?
 
         func validate() throws {

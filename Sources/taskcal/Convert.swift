@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ICalendar
+import Localization
 import Synchronization
 import TaskConversion
 import TaskModel
@@ -10,8 +11,10 @@ extension Format: ExpressibleByArgument {}
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert between JSON, NDJSON, iCalendar (.ics), jCal (.jcal) and JSCalendar.",
-        discussion: """
+        abstract: tr(
+            "Convert between JSON, NDJSON, iCalendar (.ics), jCal (.jcal) and JSCalendar."),
+        discussion: tr(
+            """
             Formats come from the file extensions (.json, .ndjson/.jsonl, .ics, .jcal, .jscal.json); use \
             --from and --to for standard input and output (-). Records keep their order. \
             Nothing is written unless the whole input is valid: errors name the file and line \
@@ -37,169 +40,222 @@ struct Convert: ParsableCommand {
 
             DTSTAMP is the time of conversion, or SOURCE_DATE_EPOCH when it is set, so the
             same input gives byte-identical output.
-            """
+            """)
     )
 
     @Argument(
-        help: "Input files (- for standard input). Several inputs go into one output, in order.")
+        help: .tr(
+            "Input files (- for standard input). Several inputs go into one output, in order."))
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (- for standard output, the default).")
+    @Option(name: .shortAndLong, help: .tr("Output file (- for standard output, the default)."))
     var output: String = "-"
 
     @Option(
         help: ArgumentHelp(
-            "Convert each input to its own file in this folder (batch mode).",
+            tr("Convert each input to its own file in this folder (batch mode)."),
             discussion:
-                "Inputs may be folders (searched recursively for .json, .ndjson, .jsonl, .ics, .jcal and .jscal.json; their layout is kept). Files are converted in parallel; one bad file does not stop the others. Output format: --to, else the other family (JSON → ics, ics → json)."
+                tr(
+                    "Inputs may be folders (searched recursively for .json, .ndjson, .jsonl, .ics, .jcal and .jscal.json; their layout is kept). Files are converted in parallel; one bad file does not stop the others. Output format: --to, else the other family (JSON → ics, ics → json)."
+                )
         ))
     var outputDir: String?
 
     @Option(
         help:
-            "Files converted at once in batch mode, and threads parsing one large .ics or decoding NDJSON (default: the number of cores)."
+            .tr(
+                "Files converted at once in batch mode, and threads parsing one large .ics or decoding NDJSON (default: the number of cores)."
+            )
     )
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Flag(help: "Batch mode: replace outputs that exist (default: skip them).")
+    @Flag(help: .tr("Batch mode: replace outputs that exist (default: skip them)."))
     var force = false
 
-    @Flag(help: "Batch mode: stop starting new files after the first failure.")
+    @Flag(help: .tr("Batch mode: stop starting new files after the first failure."))
     var failFast = false
 
     @Option(
         help:
-            "Batch mode: write the summary as JSON to this file (one entry per input, with its errors)."
+            .tr(
+                "Batch mode: write the summary as JSON to this file (one entry per input, with its errors)."
+            )
     )
     var report: String?
 
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
         help:
-            "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar (--from is the same)."
+            .tr(
+                "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar (--from is the same)."
+            )
     )
     var from: Format?
 
     @Option(
         help:
-            "Output format when the name does not tell it: json, ndjson, ics, jcal or jscalendar. Default: the other family (JSON → ics, ics → json)."
+            .tr(
+                "Output format when the name does not tell it: json, ndjson, ics, jcal or jscalendar. Default: the other family (JSON → ics, ics → json)."
+            )
     )
     var to: Format?
 
     @Flag(
         help: ArgumentHelp(
-            "Refuse what calendar apps accept but is unclear or beyond libical (all or nothing).",
+            tr(
+                "Refuse what calendar apps accept but is unclear or beyond libical (all or nothing)."
+            ),
             discussion:
-                "Without it, an unknown TZID is read as floating time, a value libical cannot read is kept as written, a component without DTSTART is left out: each with a warning naming the line. --strict makes each of those an error and writes nothing."
+                tr(
+                    "Without it, an unknown TZID is read as floating time, a value libical cannot read is kept as written, a component without DTSTART is left out: each with a warning naming the line. --strict makes each of those an error and writes nothing."
+                )
         ))
     var strict = false
 
     @Option(
         help: ArgumentHelp(
-            "What derived UIDs are unique to (default: each input file's name without its extension).",
+            tr(
+                "What derived UIDs are unique to (default: each input file's name without its extension)."
+            ),
             discussion:
-                "Records without a uid get taskcal-ID-HASH@DOMAIN, HASH from this text: the same namespace gives the same UIDs, so a calendar app updates its events instead of duplicating them. Give one (a project name, your address, a UUID) to keep UIDs when files move; reading .ics with the same namespace gives back plain ids.",
+                tr(
+                    "Records without a uid get taskcal-ID-HASH@DOMAIN, HASH from this text: the same namespace gives the same UIDs, so a calendar app updates its events instead of duplicating them. Give one (a project name, your address, a UUID) to keep UIDs when files move; reading .ics with the same namespace gives back plain ids."
+                ),
             valueName: "text"))
     var uidNamespace: String?
 
-    @Option(help: "The calendar's name in the output (NAME and X-WR-CALNAME).")
+    @Option(help: .tr("The calendar's name in the output (NAME and X-WR-CALNAME)."))
     var calendarName: String?
 
     @Option(
         help: ArgumentHelp(
-            "IANA time zone (Europe/Moscow).",
+            tr("IANA time zone (Europe/Moscow)."),
             discussion:
-                "Writing .ics: times are written in this zone with a VTIMEZONE (default UTC). Reading .ics: floating times (no zone) are read in it (default: the file's X-WR-TIMEZONE, else the local zone).",
+                tr(
+                    "Writing .ics: times are written in this zone with a VTIMEZONE (default UTC). Reading .ics: floating times (no zone) are read in it (default: the file's X-WR-TIMEZONE, else the local zone)."
+                ),
             valueName: "zone"),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
     @Option(
         help:
-            "Domain of the UIDs derived from ids (taskcal-ID-HASH@DOMAIN; default taskcal.invalid)."
+            .tr(
+                "Domain of the UIDs derived from ids (taskcal-ID-HASH@DOMAIN; default taskcal.invalid)."
+            )
     )
     var uidDomain: String = UIDScheme.defaultDomain
 
     @Option(
         help:
-            "Write inline attachments of .ics input to files in this folder and record their paths instead of base64."
+            .tr(
+                "Write inline attachments of .ics input to files in this folder and record their paths instead of base64."
+            )
     )
     var extractAttachments: String?
 
     @Option(
         help: ArgumentHelp(
-            "With --for google and --extract-attachments DIR: link inline attachments as URL/NAME.",
+            tr(
+                "With --for google and --extract-attachments DIR: link inline attachments as URL/NAME."
+            ),
             discussion:
-                "Google Calendar keeps attachments only as links. Each inline attachment (base64 or a path) is written to DIR under a safe name (ID-INDEX-NAME) and the event links it as URL/NAME; publish DIR at URL. Each link is reported.",
+                tr(
+                    "Google Calendar keeps attachments only as links. Each inline attachment (base64 or a path) is written to DIR under a safe name (ID-INDEX-NAME) and the event links it as URL/NAME; publish DIR at URL. Each link is reported."
+                ),
             valueName: "url"))
     var attachmentBaseURL: String?
 
     @Option(
         help: ArgumentHelp(
-            "Write each occurrence of repeating entries in this window as its own record.",
+            tr("Write each occurrence of repeating entries in this window as its own record."),
             discussion:
-                "FROM..TO, each Unix seconds or ISO 8601 (2026-12-01, 2026-12-01T09:00, …Z, …+01:00), dates and local times in --tz (default: local). Occurrences overlapping the window are kept; exceptions (EXDATE) are removed and changed occurrences (RECURRENCE-ID) applied. Each occurrence keeps the series' id and uid and gets recurrence_id, its original start. Entries that do not repeat are kept when they overlap the window.",
+                tr(
+                    "FROM..TO, each Unix seconds or ISO 8601 (2026-12-01, 2026-12-01T09:00, …Z, …+01:00), dates and local times in --tz (default: local). Occurrences overlapping the window are kept; exceptions (EXDATE) are removed and changed occurrences (RECURRENCE-ID) applied. Each occurrence keeps the series' id and uid and gets recurrence_id, its original start. Entries that do not repeat are kept when they overlap the window."
+                ),
             valueName: "from..to"))
     var expand: String?
 
     @Option(
         help: ArgumentHelp(
-            "With --expand: the most occurrences written, all repeating entries together.",
+            tr("With --expand: the most occurrences written, all repeating entries together."),
             discussion:
-                "Past it, the series that reaches it is cut short and later ones are left out, each with a warning. The limit keeps an entry that repeats every second from filling the disk.",
+                tr(
+                    "Past it, the series that reaches it is cut short and later ones are left out, each with a warning. The limit keeps an entry that repeats every second from filling the disk."
+                ),
             valueName: "n"))
     var maxOccurrences: Int = Expansion.defaultLimit
 
     @Flag(
         help:
-            "Leave out the .ics lines the task format has no field for (ical_extra), reading and writing."
+            .tr(
+                "Leave out the .ics lines the task format has no field for (ical_extra), reading and writing."
+            )
     )
     var dropExtra = false
 
     @Flag(
         help:
-            "Write the valid records and skip the invalid ones (each reported; exit 1 when any was skipped) instead of writing nothing."
+            .tr(
+                "Write the valid records and skip the invalid ones (each reported; exit 1 when any was skipped) instead of writing nothing."
+            )
     )
     var skipInvalid = false
 
     @Option(
         help: ArgumentHelp(
-            "Write .ics in parts of at most this size: -o out.ics gives out-001.ics, out-002.ics, …",
+            tr(
+                "Write .ics in parts of at most this size: -o out.ics gives out-001.ics, out-002.ics, …"
+            ),
             discussion:
-                "SIZE in bytes, or with a unit: 1MB (1,000,000), 500KB, 1MiB (1,048,576), 64KiB. Each part is a complete calendar: the calendar's lines, the VTIMEZONEs its events use, and every series with its changed occurrences whole; the parts together hold exactly what one file would. Google Calendar's importer takes files up to 1 MB. A series larger than SIZE alone gets a part of its own, with a warning.",
+                tr(
+                    "SIZE in bytes, or with a unit: 1MB (1,000,000), 500KB, 1MiB (1,048,576), 64KiB. Each part is a complete calendar: the calendar's lines, the VTIMEZONEs its events use, and every series with its changed occurrences whole; the parts together hold exactly what one file would. Google Calendar's importer takes files up to 1 MB. A series larger than SIZE alone gets a part of its own, with a warning."
+                ),
             valueName: "size"))
     var splitSize: String?
 
     @Option(
         help: ArgumentHelp(
-            "Write .ics in parts of at most this many events (subtasks count), as --split-size does.",
+            tr(
+                "Write .ics in parts of at most this many events (subtasks count), as --split-size does."
+            ),
             valueName: "n"))
     var splitCount: Int?
 
     @Option(
         name: .customLong("for"),
         help: ArgumentHelp(
-            "Shape the .ics for the app it goes into: google, outlook, apple, thunderbird or caldav.",
+            tr(
+                "Shape the .ics for the app it goes into: google, outlook, apple, thunderbird or caldav."
+            ),
             discussion:
-                "Outlook: to-dos and subtasks left out, one alarm (the first), no disabled alarms, X-FILENAME on inline attachments, X-MICROSOFT-CDO-ALLDAYEVENT on all-day events, METHOD:PUBLISH. Google: to-dos and inline attachments left out (links kept); its dropping of alarms reported. Apple: times in a zone whose TZID must be quoted written in UTC. Thunderbird and CalDAV: plain RFC 5545 suits them. Every change is reported as a warning, once per rule with a count; taskcal lint --for APP lists what the app will still do.",
+                tr(
+                    "Outlook: to-dos and subtasks left out, one alarm (the first), no disabled alarms, X-FILENAME on inline attachments, X-MICROSOFT-CDO-ALLDAYEVENT on all-day events, METHOD:PUBLISH. Google: to-dos and inline attachments left out (links kept); its dropping of alarms reported. Apple: times in a zone whose TZID must be quoted written in UTC. Thunderbird and CalDAV: plain RFC 5545 suits them. Every change is reported as a warning, once per rule with a count; taskcal lint --for APP lists what the app will still do."
+                ),
             valueName: "app"))
     var app: CalendarApp?
 
     @Flag(
         help: ArgumentHelp(
-            "Write private and confidential records as \"Busy\" with their times only, to share a calendar without its contents.",
+            tr(
+                "Write private and confidential records as \"Busy\" with their times only, to share a calendar without its contents."
+            ),
             discussion:
-                "Records with \"class\": \"private\" or \"confidential\" (CLASS:PRIVATE or CLASS:CONFIDENTIAL in .ics) keep their id, UID, times, zone and repetition, named Busy; their description, place, people, categories, links, attachments, alarms, subtasks and other lines are left out. The others are written whole."
+                tr(
+                    "Records with \"class\": \"private\" or \"confidential\" (CLASS:PRIVATE or CLASS:CONFIDENTIAL in .ics) keep their id, UID, times, zone and repetition, named Busy; their description, place, people, categories, links, attachments, alarms, subtasks and other lines are left out. The others are written whole."
+                )
         ))
     var redact = false
 
     @Flag(
         help:
-            "Write every record as \"Busy\" with its times only (a free/busy view); of the calendar's own lines only X-WR-TIMEZONE and METHOD."
+            .tr(
+                "Write every record as \"Busy\" with its times only (a free/busy view); of the calendar's own lines only X-WR-TIMEZONE and METHOD."
+            )
     )
     var redactAll = false
 
-    @Flag(name: .shortAndLong, help: "Print only errors.")
+    @Flag(name: .shortAndLong, help: .tr("Print only errors."))
     var quiet = false
 
     /// `--redact` or `--redact-all`.
@@ -370,8 +426,11 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract:
-            "Check task files (JSON, NDJSON, .ics, .jcal, .jscal.json) and report every problem.",
-        discussion: """
+            tr(
+                "Check task files (JSON, NDJSON, .ics, .jcal, .jscal.json) and report every problem."
+            ),
+        discussion: tr(
+            """
             Prints each problem as FILE:LINE: message (or FILE: [INDEX].field: message for
             JSON) and exits 1 when there is any; 2 when a file cannot be read; 0 when all
             files are valid. Warnings (readings taskcal chose for unclear .ics input: an
@@ -386,31 +445,34 @@ struct Validate: ParsableCommand {
             Examples:
               taskcal validate tasks.json export.ics
               taskcal validate --strict --format json export.ics
-            """
+            """)
     )
 
-    @Argument(help: "Files to check (- for standard input, with --input-format).")
+    @Argument(help: .tr("Files to check (- for standard input, with --input-format)."))
     var inputs: [String]
 
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
         help:
-            "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar (--from is the same)."
+            .tr(
+                "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar (--from is the same)."
+            )
     )
     var from: Format?
 
     @Option(
-        help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).",
+        help: .tr(
+            "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local)."),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
-    @Flag(help: "Count readings taskcal chose for unclear .ics input as problems.")
+    @Flag(help: .tr("Count readings taskcal chose for unclear .ics input as problems."))
     var strict = false
 
-    @Option(help: "text for people (default), json for scripts.")
+    @Option(help: .tr("text for people (default), json for scripts."))
     var format: ReportFormat = .text
 
-    @Flag(name: .shortAndLong, help: "Print only problems.")
+    @Flag(name: .shortAndLong, help: .tr("Print only problems."))
     var quiet = false
 
     func validate() throws {
@@ -442,9 +504,16 @@ struct Validate: ParsableCommand {
             throw ExitCode(1)
         }
         if !quiet && format != .json {
-            print(
-                "valid: \(report.records) record\(report.records == 1 ? "" : "s") in \(inputs.count) file\(inputs.count == 1 ? "" : "s")"
-                    + (report.warnings.isEmpty ? "" : ", \(report.warnings.count) warning(s)"))
+            let files = inputs.count
+            if report.warnings.isEmpty {
+                Console.say(
+                    "valid: \(report.records) record\(report.records == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")"
+                )
+            } else {
+                Console.say(
+                    "valid: \(report.records) record\(report.records == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s"), \(report.warnings.count) warning(s)"
+                )
+            }
         }
     }
 }

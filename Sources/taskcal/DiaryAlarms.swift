@@ -2,6 +2,7 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import Localization
 import Reports
 import TaskConversion
 import TaskModel
@@ -110,7 +111,7 @@ enum Alarms {
             : " (\(OverlapReport.range(time.occupied(by: record), time)))"
         let text = firing.alarm.description.flatMap { $0 == record.name ? nil : $0 }
         return
-            "\(time.day(of: firing.at)) \(time.clock(firing.at))  #\(record.id) \(record.name)\(when)"
+            "\(OverlapReport.date(time.day(of: firing.at))) \(time.clock(firing.at))  #\(record.id) \(record.displayName)\(when)"
             + (text.map { ": " + $0 } ?? "")
     }
 }
@@ -119,8 +120,10 @@ extension DiaryCommand {
     struct AlarmSwitch: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "alarm",
-            abstract: "Switch an entry's alarms off or on; an alarm off is kept, and never fires.",
-            discussion: """
+            abstract: tr(
+                "Switch an entry's alarms off or on; an alarm off is kept, and never fires."),
+            discussion: tr(
+                """
                 An alarm off is exported to .ics as an X-TASKCAL-DISABLED-VALARM component,
                 which no calendar app fires (calcurse flags even ACTION:NONE), and read back
                 as off; RFC 9074 ACTION:NONE is read as off too.
@@ -128,14 +131,15 @@ extension DiaryCommand {
                 Examples:
                   taskcal diary alarm off 5
                   taskcal diary alarm on 5 --number 2
-                """)
+                """))
         enum State: String, ExpressibleByArgument, CaseIterable { case on, off }
 
         @OptionGroup var options: StoreOptions
-        @Argument(help: "on or off.") var state: State
-        @Argument(help: "The entry's id (a subtask's too).", completion: EntryIDs.completion)
+        @Argument(help: .tr("on or off.")) var state: State
+        @Argument(help: .tr("The entry's id (a subtask's too)."), completion: EntryIDs.completion)
         var id: Int64
-        @Option(help: "Only this alarm (1 is the first; default: all of them).") var number: Int?
+        @Option(help: .tr("Only this alarm (1 is the first; default: all of them).")) var number:
+            Int?
 
         func run() throws {
             let (store, entry, path, record) = try options.locate(id).parts
@@ -156,26 +160,31 @@ extension DiaryCommand {
             }
             try options.run { () throws(DiaryError) in try store.update(updated) }
             let which =
-                number.map { "alarm \($0)" } ?? (record.alarms.count == 1 ? "alarm" : "alarms")
-            print("\(Todos.describe(record)): \(which) \(state.rawValue)")
+                number.map { tr("alarm %@", $0) }
+                ?? (record.alarms.count == 1 ? tr("alarm") : tr("alarms"))
+            print(
+                state == .on
+                    ? tr("%@: %@ on", Todos.describe(record), which)
+                    : tr("%@: %@ off", Todos.describe(record), which))
         }
     }
 
     struct AlarmList: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "alarms",
-            abstract: "List the alarms that fire in a window (default: the next 7 days).",
-            discussion: """
+            abstract: tr("List the alarms that fire in a window (default: the next 7 days)."),
+            discussion: tr(
+                """
                 Alarms switched off are left out; a habit's alarms fire for each occurrence.
 
                 Examples:
                   taskcal diary alarms
                   taskcal diary alarms --from 2026-12-01 --to 2026-12-08 --format json
-                """)
+                """))
         @OptionGroup var options: StoreOptions
-        @Option(help: "From this time (default: now).") var from: String?
-        @Option(help: "Until this time (default: 7 days after --from).") var to: String?
-        @Option(help: "text or json.") var format: ReportFormat = .text
+        @Option(help: .tr("From this time (default: now).")) var from: String?
+        @Option(help: .tr("Until this time (default: 7 days after --from).")) var to: String?
+        @Option(help: .tr("text or json.")) var format: ReportFormat = .text
 
         func run() throws {
             let time = options.time
@@ -211,7 +220,7 @@ extension DiaryCommand {
                 writer.raw("]\n")
                 print(writer.text, terminator: "")
             case .text:
-                if firings.isEmpty { print("No alarms.") }
+                if firings.isEmpty { print(tr("No alarms.")) }
                 for firing in firings { print(Alarms.describe(firing, time)) }
             }
         }
@@ -220,8 +229,9 @@ extension DiaryCommand {
     struct Remind: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remind",
-            abstract: "Fire the alarms due since the last run; for cron or a systemd timer.",
-            discussion: """
+            abstract: tr("Fire the alarms due since the last run; for cron or a systemd timer."),
+            discussion: tr(
+                """
                 Each alarm due since remind last ran (at most --catch-up before now; on the
                 first run, the last 15 minutes) is fired once: through notify-send when a
                 desktop session is there (DISPLAY or WAYLAND_DISPLAY), else printed. What was
@@ -232,12 +242,13 @@ extension DiaryCommand {
                 Examples:
                   taskcal diary remind
                   taskcal diary remind --print
-                """)
+                """))
         @OptionGroup var options: StoreOptions
-        @Flag(help: "Print the reminders even when a desktop session is there.") var print = false
+        @Flag(help: .tr("Print the reminders even when a desktop session is there.")) var print =
+            false
         @Option(
             help: ArgumentHelp(
-                "Alarms older than this are not fired but counted as missed (default 1d).",
+                tr("Alarms older than this are not fired but counted as missed (default 1d)."),
                 valueName: "duration"))
         var catchUp: String = "1d"
         @Option(help: .hidden) var now: String?

@@ -2,6 +2,7 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import Localization
 import TaskConversion
 import TaskModel
 
@@ -78,11 +79,11 @@ extension String {
 extension DiaryCommand {
     struct AttachmentList: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "attachments", abstract: "List an entry's attachments.")
+            commandName: "attachments", abstract: tr("List an entry's attachments."))
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id (a subtask's too).", completion: EntryIDs.completion)
+        @Argument(help: .tr("The entry's id (a subtask's too)."), completion: EntryIDs.completion)
         var id: Int64
-        @Option(help: "text or json.") var format: ReportFormat = .text
+        @Option(help: .tr("text or json.")) var format: ReportFormat = .text
 
         func run() throws {
             let record = try options.locate(id).record
@@ -98,11 +99,11 @@ extension DiaryCommand {
                 print(writer.text, terminator: "")
             case .text:
                 if record.attachments.isEmpty {
-                    print("\(Todos.describe(record)) has no attachments.")
+                    Console.say("\(Todos.describe(record)) has no attachments.")
                 }
                 for (index, attachment) in record.attachments.enumerated() {
                     print(
-                        "\(index + 1)  \(attachment.filename ?? "(no name)")  \(attachment.mimeType ?? "")  \(Attachments.describe(attachment))"
+                        "\(index + 1)  \(attachment.filename ?? tr("(no name)"))  \(attachment.mimeType ?? "")  \(Localization.message(Attachments.describe(attachment)))"
                     )
                 }
             }
@@ -112,8 +113,9 @@ extension DiaryCommand {
     struct AttachmentGet: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "attachment",
-            abstract: "Save an entry's attachment to a folder, or open it.",
-            discussion: """
+            abstract: tr("Save an entry's attachment to a folder, or open it."),
+            discussion: tr(
+                """
                 The file is named ID-N-NAME, made safe (no folders, no ..); it never lands
                 outside DIR. --open saves it to a temporary folder (or takes the link) and
                 opens it with xdg-open.
@@ -121,14 +123,14 @@ extension DiaryCommand {
                 Examples:
                   taskcal diary attachment 5 1 --extract ~/Downloads
                   taskcal diary attachment 5 2 --open
-                """)
+                """))
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id (a subtask's too).", completion: EntryIDs.completion)
+        @Argument(help: .tr("The entry's id (a subtask's too)."), completion: EntryIDs.completion)
         var id: Int64
-        @Argument(help: "The attachment's number, from 1 (diary attachments ID lists them).")
+        @Argument(help: .tr("The attachment's number, from 1 (diary attachments ID lists them)."))
         var number: Int
-        @Option(help: "Save it into this folder (made if missing).") var extract: String?
-        @Flag(help: "Open it with xdg-open.") var open = false
+        @Option(help: .tr("Save it into this folder (made if missing).")) var extract: String?
+        @Flag(help: .tr("Open it with xdg-open.")) var open = false
 
         func validate() throws {
             if (extract == nil) == !open {
@@ -227,6 +229,6 @@ enum Marks {
 
     /// The name as lists show it: the emoji before it.
     static func title(_ record: TaskRecord) -> String {
-        emoji(of: record).map { "\($0) \(record.name)" } ?? record.name
+        emoji(of: record).map { "\($0) \(record.displayName)" } ?? record.displayName
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import Localization
 import PostgresDiary
 import Reports
 import TaskConversion
@@ -11,22 +12,28 @@ import TaskModel
 struct StoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The diary: a SQLite file, vdir:DIR for a folder of .ics files, or postgres://USER@HOST/DB?diary=NAME for one shared on a PostgreSQL server.",
+            tr(
+                "The diary: a SQLite file, vdir:DIR for a folder of .ics files, or postgres://USER@HOST/DB?diary=NAME for one shared on a PostgreSQL server."
+            ),
             discussion:
-                "Default: $TASKCAL_STORE, else $XDG_DATA_HOME/taskcal/diary.sqlite (~/.local/share/taskcal/diary.sqlite). The server's password comes from ~/.pgpass or PGPASSWORD, never from the address."
+                tr(
+                    "Default: $TASKCAL_STORE, else $XDG_DATA_HOME/taskcal/diary.sqlite (~/.local/share/taskcal/diary.sqlite). The server's password comes from ~/.pgpass or PGPASSWORD, never from the address."
+                )
         ))
     var store: String?
 
     @Option(
-        help: "IANA zone for times on the command line and in text output (default: local).",
+        help: .tr("IANA zone for times on the command line and in text output (default: local)."),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
     @Flag(
         help: ArgumentHelp(
-            "Show private entries' texts, unlocking the diary's key.",
+            tr("Show private entries' texts, unlocking the diary's key."),
             discussion:
-                "Without it a private entry shows its time and \"(private)\" only; its text is kept encrypted and needs the key (taskcal diary key --help)."
+                tr(
+                    "Without it a private entry shows its time and \"(private)\" only; its text is kept encrypted and needs the key (taskcal diary key --help)."
+                )
         ))
     var reveal = false
 
@@ -73,7 +80,7 @@ struct StoreOptions: ParsableArguments {
                 // The refusal in the user's zone, naming every entry in the way.
                 let time = self.time
                 func describe(_ entry: TaskRecord) -> String {
-                    "#\(entry.id) \"\(entry.name)\" (\(time.iso(entry.dateStart)) – \(time.clock(entry.dateFinish)))"
+                    "#\(entry.id) \"\(entry.displayName)\" (\(time.iso(entry.dateStart)) – \(time.clock(entry.dateFinish)))"
                 }
                 let what =
                     record.id > 0
@@ -141,8 +148,9 @@ func openDiary(_ location: StoreLocation, reveal: Bool = false) throws(DiaryErro
 struct DiaryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diary",
-        abstract: "Keep a diary where no two entries occupy the same time.",
-        discussion: """
+        abstract: tr("Keep a diary where no two entries occupy the same time."),
+        discussion: tr(
+            """
             An entry whose time overlaps another is refused with a message that names
             the entry it collides with. Intervals are half-open: 14:00–15:00 and
             15:00–16:00 may both stand. Cancelled entries, free ones and entries of no
@@ -163,12 +171,12 @@ struct DiaryCommand: ParsableCommand {
               taskcal diary import export.ics --skip-conflicts
               taskcal diary export -o backup.json
               taskcal diary list --store vdir:~/.calendars/diary   (a folder khal reads)
-              taskcal diary add --store 'postgres://anna@db/team?diary=rooms' --name Retro \
+              taskcal diary add --store 'postgres://anna@db/team?diary=rooms' --name Retro \\
                                 --start 2026-11-27T15:00 --end 2026-11-27T16:00
 
             Exit codes: 0 done; 1 refused (an overlap, an invalid entry, no such id);
             2 bad usage or an unreadable store or file.
-            """,
+            """),
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
             Check.self, Free.self, Stats.self, Done.self, Undo.self, AlarmSwitch.self,
@@ -180,15 +188,16 @@ struct DiaryCommand: ParsableCommand {
     struct Free: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "free",
-            abstract: "List the diary's free time (taskcal free --store, for the diary).",
-            discussion: """
+            abstract: tr("List the diary's free time (taskcal free --store, for the diary)."),
+            discussion: tr(
+                """
                 Examples:
                   taskcal diary free --from 2026-12-01 --to 2026-12-08 --min 1h
                   taskcal diary free --hours 09:00-18:00 --days MO-FR --format json
-                """)
+                """))
         @OptionGroup var options: StoreOptions
         @OptionGroup var free: FreeTimeOptions
-        @Option(help: "text for people (default), json for scripts.")
+        @Option(help: .tr("text for people (default), json for scripts."))
         var format: ReportFormat = .text
 
         func validate() throws { _ = try free.window(in: options.time) }
@@ -204,15 +213,16 @@ struct DiaryCommand: ParsableCommand {
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stats",
-            abstract: "Statistics of the diary (taskcal stats --store, for the diary).",
-            discussion: """
+            abstract: tr("Statistics of the diary (taskcal stats --store, for the diary)."),
+            discussion: tr(
+                """
                 Examples:
                   taskcal diary stats --by week
                   taskcal diary stats --from 2026-11-01 --to 2026-12-01 --by category --format json
-                """)
+                """))
         @OptionGroup var options: StoreOptions
         @OptionGroup var statistics: StatisticsOptions
-        @Option(help: "text for people (default), json for scripts.")
+        @Option(help: .tr("text for people (default), json for scripts."))
         var format: ReportFormat = .text
 
         func validate() throws { _ = try statistics.bounds(in: options.time) }
@@ -228,8 +238,9 @@ struct DiaryCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add",
-            abstract: "Add an entry or a to-do; prints its id.",
-            discussion: """
+            abstract: tr("Add an entry or a to-do; prints its id."),
+            discussion: tr(
+                """
                 An entry takes --start and --end, and is refused if it overlaps another.
                 A to-do (--todo) needs no time and blocks none: --due when it is due
                 (a date is an all-day deadline), --parent ID to make it a subtask.
@@ -238,55 +249,68 @@ struct DiaryCommand: ParsableCommand {
                   taskcal diary add --name Dentist --start 2026-11-27T09:00 --end 2026-11-27T10:00
                   taskcal diary add --todo --name "Move to the new flat" --due 2026-12-15
                   taskcal diary add --todo --name "Buy boxes" --parent 1
-                """)
+                """))
         @OptionGroup var options: StoreOptions
-        @Option(help: "The entry's name.") var name: String
-        @Option(help: "Start: Unix seconds or ISO 8601 (a to-do may have none).") var start: String?
-        @Option(help: "End: Unix seconds or ISO 8601 (a to-do may have none).") var end: String?
-        @Flag(help: "A to-do: no time slot needed, none blocked.") var todo = false
-        @Option(help: "With --todo: when it is due (a date, or a time).") var due: String?
-        @Option(help: "With --todo: the to-do it is a subtask of.") var parent: Int64?
+        @Option(help: .tr("The entry's name.")) var name: String
+        @Option(help: .tr("Start: Unix seconds or ISO 8601 (a to-do may have none).")) var start:
+            String?
+        @Option(help: .tr("End: Unix seconds or ISO 8601 (a to-do may have none).")) var end:
+            String?
+        @Flag(help: .tr("A to-do: no time slot needed, none blocked.")) var todo = false
+        @Option(help: .tr("With --todo: when it is due (a date, or a time).")) var due: String?
+        @Option(help: .tr("With --todo: the to-do it is a subtask of.")) var parent: Int64?
         @Option(
             parsing: .unconditionalSingleValue,
             help: ArgumentHelp(
-                "An alarm: -15m (before the start; 1h, 1d, -PT10M), or a time (2026-12-01T09:00). May be repeated.",
+                tr(
+                    "An alarm: -15m (before the start; 1h, 1d, -PT10M), or a time (2026-12-01T09:00). May be repeated."
+                ),
                 valueName: "when"))
         var alarm: [String] = []
-        @Flag(help: "An alarm when it ends (a to-do: when it is due).") var alarmAtEnd = false
+        @Flag(help: .tr("An alarm when it ends (a to-do: when it is due).")) var alarmAtEnd = false
         @Option(
             help: ArgumentHelp(
-                "Attach a file (kept inside the diary up to 1 MB, else by its path) or a URL. May be repeated.",
+                tr(
+                    "Attach a file (kept inside the diary up to 1 MB, else by its path) or a URL. May be repeated."
+                ),
                 valueName: "file-or-url"))
         var attach: [String] = []
-        @Option(help: "Free text.") var description: String?
-        @Option(help: "A category (a tag); may be repeated: --category Health --category Sport.")
+        @Option(help: .tr("Free text.")) var description: String?
+        @Option(
+            help: .tr("A category (a tag); may be repeated: --category Health --category Sport."))
         var category: [String] = []
-        @Option(help: "A colour: a CSS colour name such as turquoise (RFC 7986 COLOR).")
+        @Option(help: .tr("A colour: a CSS colour name such as turquoise (RFC 7986 COLOR)."))
         var color: String?
-        @Option(help: "An emoji shown before the name in lists.") var emoji: String?
-        @Flag(help: "Pinned: listed first.") var pin = false
+        @Option(help: .tr("An emoji shown before the name in lists.")) var emoji: String?
+        @Flag(help: .tr("Pinned: listed first.")) var pin = false
         @Flag(
             name: .customLong("private"),
             help: ArgumentHelp(
-                "A private entry: its text is kept encrypted with the diary's key.",
+                tr("A private entry: its text is kept encrypted with the diary's key."),
                 discussion:
-                    "Lists, agendas and reports show its time and \"(private)\" only, unless --reveal; overlaps are refused against it without the key (CLASS:CONFIDENTIAL in .ics, \"private\": true in JSON)."
+                    tr(
+                        "Lists, agendas and reports show its time and \"(private)\" only, unless --reveal; overlaps are refused against it without the key (CLASS:CONFIDENTIAL in .ics, \"private\": true in JSON)."
+                    )
             ))
         var isPrivate = false
-        @Option(help: "The id to use (default: the next free one).") var id: Int64?
+        @Option(help: .tr("The id to use (default: the next free one).")) var id: Int64?
         @Option(
             help: ArgumentHelp(
-                "Make it a habit: repeat daily, weekly, monthly or yearly.",
+                tr("Make it a habit: repeat daily, weekly, monthly or yearly."),
                 discussion:
-                    "Each occurrence is checked for overlaps, against single entries and other habits (two habits that never end are compared for two years). Times step in --tz (default: local), so 09:00 stays 09:00 across daylight-saving changes."
+                    tr(
+                        "Each occurrence is checked for overlaps, against single entries and other habits (two habits that never end are compared for two years). Times step in --tz (default: local), so 09:00 stays 09:00 across daylight-saving changes."
+                    )
             ))
         var `repeat`: Frequency?
-        @Option(help: "With --repeat weekly: the weekdays, such as MO,WE,FR.") var on: String?
-        @Option(help: "With --repeat: the last day or time it may occur.") var until: String?
-        @Option(help: "With --repeat: how many times it occurs.") var count: Int?
+        @Option(help: .tr("With --repeat weekly: the weekdays, such as MO,WE,FR.")) var on: String?
+        @Option(help: .tr("With --repeat: the last day or time it may occur.")) var until: String?
+        @Option(help: .tr("With --repeat: how many times it occurs.")) var count: Int?
         @Option(
             help:
-                "Repeat by an RFC 5545 rule instead (FREQ=MONTHLY;BYDAY=1MO), for what --repeat cannot say."
+                .tr(
+                    "Repeat by an RFC 5545 rule instead (FREQ=MONTHLY;BYDAY=1MO), for what --repeat cannot say."
+                )
         )
         var rule: String?
 
@@ -443,28 +467,31 @@ struct DiaryCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List entries sorted by start.")
+            commandName: "list", abstract: tr("List entries sorted by start."))
         @OptionGroup var options: StoreOptions
-        @Option(help: "Only entries touching this time or later.") var from: String?
-        @Option(help: "Only entries before this time.") var to: String?
-        @Option(help: "Only entries of this day (YYYY-MM-DD, today, tomorrow) in --tz.") var day:
-            String?
+        @Option(help: .tr("Only entries touching this time or later.")) var from: String?
+        @Option(help: .tr("Only entries before this time.")) var to: String?
+        @Option(help: .tr("Only entries of this day (YYYY-MM-DD, today, tomorrow) in --tz."))
+        var day: String?
         @Option(
             help:
-                "Only entries whose name, description or categories contain this text (any case, any accents: ёлка finds Елка)."
+                .tr(
+                    "Only entries whose name, description or categories contain this text (any case, any accents: ёлка finds Елка)."
+                )
         )
         var search: String?
-        @Option(help: "Only entries of this category (any case, any accents).")
+        @Option(help: .tr("Only entries of this category (any case, any accents)."))
         var category: String?
-        @Flag(help: "The to-dos, as a tree of subtasks.") var todo = false
-        @Flag(help: "With --todo: only open ones (and the parents of open ones).") var open = false
-        @Flag(help: "With --todo: only done ones (and their parents).") var done = false
+        @Flag(help: .tr("The to-dos, as a tree of subtasks.")) var todo = false
+        @Flag(help: .tr("With --todo: only open ones (and the parents of open ones).")) var open =
+            false
+        @Flag(help: .tr("With --todo: only done ones (and their parents).")) var done = false
 
         func validate() throws {
             if (open || done) && !todo { throw ValidationError("--open and --done go with --todo") }
             if open && done { throw ValidationError("give either --open or --done, not both") }
         }
-        @Option(help: "text for people (a table in --tz), json for scripts (the task format).")
+        @Option(help: .tr("text for people (a table in --tz), json for scripts (the task format)."))
         var format: ReportFormat = .text
 
         func run() throws {
@@ -518,7 +545,7 @@ struct DiaryCommand: ParsableCommand {
                     records.isEmpty
                         ? "[]" : "[\n" + records.map(\.jsonLine).joined(separator: ",\n") + "\n]")
             case .text:
-                if records.isEmpty { print("No entries.") }
+                if records.isEmpty { print(tr("No entries.")) }
                 let width = records.map { String($0.id).count }.max() ?? 1
                 for record in records {
                     let id =
@@ -527,18 +554,20 @@ struct DiaryCommand: ParsableCommand {
                     let day = time.day(of: record.dateStart)
                     let when =
                         record.unscheduled
-                        ? "to-do" + (Todos.due(record, time).map { ", " + $0 } ?? "")
-                            + (record.done ? ", done" : "")
-                        : "\(day) \(OverlapReport.weekdayName(day.weekday).prefix(3)) "
+                        ? tr("to-do") + (Todos.due(record, time).map { ", " + $0 } ?? "")
+                            + (record.done ? ", " + tr("done") : "")
+                        : "\(OverlapReport.date(day)) \(Localization.weekday(day.weekday, short: true)) "
                             + rangeText(record, time)
                     var note =
                         record.status == .cancelled
-                        ? "  (cancelled)" : record.free ? "  (free)" : ""
+                        ? "  " + tr("(cancelled)") : record.free ? "  " + tr("(free)") : ""
                     if !record.categories.isEmpty {
                         note += "  [\(record.categories.joined(separator: ", "))]"
                     }
-                    if let rule = record.recurrence?.rule { note += "  (repeats: \(rule))" }
-                    if Marks.isPinned(record) { note += "  (pinned)" }
+                    if let rule = record.recurrence?.rule {
+                        note += "  (" + tr("repeats: %@", rule) + ")"
+                    }
+                    if Marks.isPinned(record) { note += "  " + tr("(pinned)") }
                     print("\(id)  \(when)  \(Marks.title(record))\(note)")
                 }
             }
@@ -548,14 +577,15 @@ struct DiaryCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Show one entry.",
-            discussion: """
+            abstract: tr("Show one entry."),
+            discussion: tr(
+                """
                 A repeating entry is shown with its rule and its changed occurrences; with
                 --format json, one line each (the entry first, then its changes).
-                """)
+                """))
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id.", completion: EntryIDs.completion) var id: Int64
-        @Option(help: "text or json.") var format: ReportFormat = .text
+        @Argument(help: .tr("The entry's id."), completion: EntryIDs.completion) var id: Int64
+        @Option(help: .tr("text or json.")) var format: ReportFormat = .text
 
         func run() throws {
             let store = try options.open()
@@ -572,11 +602,11 @@ struct DiaryCommand: ParsableCommand {
                 for change in changes { print(change.jsonLine) }
             case .text:
                 let time = options.time
-                print("#\(record.id) \(record.name)")
+                print("#\(record.id) \(record.displayName)")
                 if record.unscheduled {
                     print(
-                        "  to-do" + (Todos.due(record, time).map { ", " + $0 } ?? "")
-                            + (record.done ? ", done" : ""))
+                        "  " + tr("to-do") + (Todos.due(record, time).map { ", " + $0 } ?? "")
+                            + (record.done ? ", " + tr("done") : ""))
                 } else {
                     print("  \(time.iso(record.dateStart)) – \(time.iso(record.dateFinish))")
                 }
@@ -584,20 +614,24 @@ struct DiaryCommand: ParsableCommand {
                     DiaryCommand.printTodos(
                         record.subtasks, show: .all, format: .text, time: time)
                 }
-                if let rule = record.recurrence?.rule { print("  repeats: \(rule)") }
+                if let rule = record.recurrence?.rule { print("  " + tr("repeats: %@", rule)) }
                 for change in changes {
-                    print(
-                        "  changed: the occurrence of \(time.iso(change.recurrenceID ?? 0)) is \"\(change.name)\" \(time.iso(change.dateStart)) – \(time.iso(change.dateFinish))"
+                    Console.say(
+                        "  changed: the occurrence of \(time.iso(change.recurrenceID ?? 0)) is \"\(change.displayName)\" \(time.iso(change.dateStart)) – \(time.iso(change.dateFinish))"
                     )
                 }
                 if let description = record.description {
                     print("  " + description.replacingOccurrences(of: "\n", with: "\n  "))
                 }
                 for attachment in record.attachments {
-                    print("  attachment: \(attachment.filename ?? "(no name)")")
+                    print("  " + tr("attachment: %@", attachment.filename ?? tr("(no name)")))
                 }
                 for alarm in record.alarms {
-                    print("  alarm: \(alarm.action.rawValue) \(alarmText(alarm.trigger))")
+                    print(
+                        "  "
+                            + tr(
+                                "alarm: %@ %@", tr(alarm.action.rawValue), alarmText(alarm.trigger))
+                    )
                 }
             }
         }
@@ -606,51 +640,64 @@ struct DiaryCommand: ParsableCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit",
-            abstract: "Change an entry; it may overlap only its own old slot.")
+            abstract: tr("Change an entry; it may overlap only its own old slot."))
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id.", completion: EntryIDs.completion) var id: Int64
-        @Option(help: "New name.") var name: String?
-        @Option(help: "New start.") var start: String?
-        @Option(help: "New end.") var end: String?
-        @Option(help: "New description (empty to remove it).") var description: String?
+        @Argument(help: .tr("The entry's id."), completion: EntryIDs.completion) var id: Int64
+        @Option(help: .tr("New name.")) var name: String?
+        @Option(help: .tr("New start.")) var start: String?
+        @Option(help: .tr("New end.")) var end: String?
+        @Option(help: .tr("New description (empty to remove it).")) var description: String?
         @Option(
             help:
-                "New categories, replacing the old; may be repeated (--category '' removes them all)."
+                .tr(
+                    "New categories, replacing the old; may be repeated (--category '' removes them all)."
+                )
         )
         var category: [String] = []
-        @Option(help: "New colour, a CSS colour name (empty to remove it).") var color: String?
-        @Option(help: "New emoji (empty to remove it).") var emoji: String?
+        @Option(help: .tr("New colour, a CSS colour name (empty to remove it).")) var color: String?
+        @Option(help: .tr("New emoji (empty to remove it).")) var emoji: String?
         @Flag(
             inversion: .prefixedNo,
-            help: "Pin it (listed first), or --no-pin.")
+            help: .tr("Pin it (listed first), or --no-pin."))
         var pin: Bool?
         @Option(
             help: ArgumentHelp(
-                "Attach another file or URL. May be repeated.", valueName: "file-or-url"))
+                tr("Attach another file or URL. May be repeated."), valueName: "file-or-url"))
         var attach: [String] = []
-        @Option(help: "Remove attachment N (diary attachments ID lists them). May be repeated.")
+        @Option(
+            help: .tr("Remove attachment N (diary attachments ID lists them). May be repeated."))
         var detach: [Int] = []
         @Option(
             help:
-                "Make it repeat by this RFC 5545 rule (FREQ=WEEKLY;BYDAY=TU,TH), or 'none' to stop it repeating."
+                .tr(
+                    "Make it repeat by this RFC 5545 rule (FREQ=WEEKLY;BYDAY=TU,TH), or 'none' to stop it repeating."
+                )
         )
         var rule: String?
         @Option(
             help:
-                "A habit: leave out its occurrence on this day (YYYY-MM-DD in --tz) or at this time. May be repeated."
+                .tr(
+                    "A habit: leave out its occurrence on this day (YYYY-MM-DD in --tz) or at this time. May be repeated."
+                )
         )
         var skip: [String] = []
         @Option(
             help: ArgumentHelp(
-                "Change one occurrence of a repeating entry: the one on this day (YYYY-MM-DD in --tz) or at this time.",
+                tr(
+                    "Change one occurrence of a repeating entry: the one on this day (YYYY-MM-DD in --tz) or at this time."
+                ),
                 discussion:
-                    "--name, --start, --end and --description then change that occurrence alone (kept as a changed occurrence, RECURRENCE-ID in .ics, as calendar apps do); an occurrence changed before, by an app or by taskcal, is found by its original or its present time."
+                    tr(
+                        "--name, --start, --end and --description then change that occurrence alone (kept as a changed occurrence, RECURRENCE-ID in .ics, as calendar apps do); an occurrence changed before, by an app or by taskcal, is found by its original or its present time."
+                    )
             ))
         var occurrence: String?
         @Flag(
             name: .customLong("private"), inversion: .prefixedNo,
             help:
-                "Make it private (its text kept encrypted), or --no-private to keep it in the clear again; both need the key."
+                .tr(
+                    "Make it private (its text kept encrypted), or --no-private to keep it in the clear again; both need the key."
+                )
         )
         var isPrivate: Bool?
 
@@ -679,7 +726,8 @@ struct DiaryCommand: ParsableCommand {
             _ text: String, of entry: TaskRecord, in store: any DiaryStore
         ) throws -> TaskRecord {
             guard entry.recurrence != nil else {
-                throw ValidationError("--occurrence: #\(id) \"\(entry.name)\" does not repeat")
+                throw ValidationError(
+                    "--occurrence: #\(id) \"\(entry.displayName)\" does not repeat")
             }
             let window: Range<Int64>
             if let day = LocalTime.Day(text) {
@@ -700,7 +748,7 @@ struct DiaryCommand: ParsableCommand {
                 .filter { window.contains($0.dateStart) }
             guard var found = original.first else {
                 throw ValidationError(
-                    "--occurrence '\(text)': #\(id) \"\(entry.name)\" does not occur then")
+                    "--occurrence '\(text)': #\(id) \"\(entry.displayName)\" does not occur then")
             }
             found.recurrence = nil
             found.recurrenceID = found.dateStart
@@ -767,7 +815,7 @@ struct DiaryCommand: ParsableCommand {
                     .map(\.dateStart).filter { window.contains($0) }
                 guard !starts.isEmpty else {
                     throw ValidationError(
-                        "--skip '\(text)': #\(id) \"\(record.name)\" does not occur then")
+                        "--skip '\(text)': #\(id) \"\(record.displayName)\" does not occur then")
                 }
                 let known = record.recurrence?.exdates ?? []
                 record.recurrence?.exdates = known + starts.filter { !known.contains($0) }
@@ -779,9 +827,9 @@ struct DiaryCommand: ParsableCommand {
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "delete",
-            abstract: "Delete an entry, or a subtask with its own subtasks.")
+            abstract: tr("Delete an entry, or a subtask with its own subtasks."))
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The entry's id.", completion: EntryIDs.completion) var id: Int64
+        @Argument(help: .tr("The entry's id."), completion: EntryIDs.completion) var id: Int64
 
         func run() throws {
             let store = try options.open()
@@ -800,26 +848,30 @@ struct DiaryCommand: ParsableCommand {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Import JSON, NDJSON or .ics files: all or nothing.",
-            discussion: """
+            abstract: tr("Import JSON, NDJSON or .ics files: all or nothing."),
+            discussion: tr(
+                """
                 If any record is invalid or collides (with the diary or with another record of
                 the files), nothing is written and every problem is reported (exit 1). With
                 --skip-conflicts the rest is imported and what was skipped is listed.
-                """)
+                """))
         @OptionGroup var options: StoreOptions
-        @Argument(help: "Files to import.") var inputs: [String]
-        @Flag(help: "Import what can be imported and list what was skipped.") var skipConflicts =
+        @Argument(help: .tr("Files to import.")) var inputs: [String]
+        @Flag(help: .tr("Import what can be imported and list what was skipped."))
+        var skipConflicts =
             false
         @Flag(
             name: .customLong("new-ids"),
-            help: "Give every imported entry a fresh id instead of keeping its own.")
+            help: .tr("Give every imported entry a fresh id instead of keeping its own."))
         var newIDs = false
         @Option(
             help:
-                "Format of the inputs when the names do not tell it: json, ndjson, ics, jcal or jscalendar."
+                .tr(
+                    "Format of the inputs when the names do not tell it: json, ndjson, ics, jcal or jscalendar."
+                )
         )
         var inputFormat: Format?
-        @Flag(help: "Refuse unclear .ics input instead of reading it with a warning.")
+        @Flag(help: .tr("Refuse unclear .ics input instead of reading it with a warning."))
         var strict = false
 
         func validate() throws {
@@ -858,23 +910,26 @@ struct DiaryCommand: ParsableCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
-            abstract: "Write every entry to a JSON, NDJSON or .ics file.",
-            discussion: """
+            abstract: tr("Write every entry to a JSON, NDJSON or .ics file."),
+            discussion: tr(
+                """
                 Examples:
                   taskcal diary export -o backup.json
                   taskcal diary export -o shared.ics --redact      (private entries as Busy)
                   taskcal diary export -o busy.ics --redact-all    (a free/busy view)
-                """)
+                """))
         @OptionGroup var options: StoreOptions
-        @Option(name: .shortAndLong, help: "Output file (- for standard output, with --to).")
+        @Option(name: .shortAndLong, help: .tr("Output file (- for standard output, with --to)."))
         var output: String
-        @Option(help: "Output format when the name does not tell it.") var to: Format?
+        @Option(help: .tr("Output format when the name does not tell it.")) var to: Format?
         @Flag(
             help:
-                "Write private and confidential entries as \"Busy\" with their times only (as convert --redact)."
+                .tr(
+                    "Write private and confidential entries as \"Busy\" with their times only (as convert --redact)."
+                )
         )
         var redact = false
-        @Flag(help: "Write every entry as \"Busy\" with its times only: a free/busy view.")
+        @Flag(help: .tr("Write every entry as \"Busy\" with its times only: a free/busy view."))
         var redactAll = false
 
         func run() throws {
@@ -908,16 +963,17 @@ struct DiaryCommand: ParsableCommand {
     static func counted(_ ids: [Int64]) -> String {
         let entries = Set(ids).count
         let changes = ids.count - entries
-        return "\(entries) entr\(entries == 1 ? "y" : "ies")"
-            + (changes == 0
-                ? ""
-                : " (\(ids.count) records: \(changes) changed occurrence\(changes == 1 ? "" : "s"))")
+        let counted = tr("%@ entr%@", entries, entries == 1 ? "y" : "ies")
+        guard changes > 0 else { return counted }
+        return tr(
+            "%@ (%@ records: %@ changed occurrence%@)", counted, ids.count, changes,
+            changes == 1 ? "" : "s")
     }
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check",
-            abstract: "Check the diary's integrity: readable, no overlaps.")
+            abstract: tr("Check the diary's integrity: readable, no overlaps."))
         @OptionGroup var options: StoreOptions
 
         func run() throws {
@@ -926,18 +982,19 @@ struct DiaryCommand: ParsableCommand {
             for problem in problems { Console.error(problem) }
             if !problems.isEmpty { throw ExitCode(1) }
             let count = try options.run { () throws(DiaryError) in try store.allEntries().count }
-            print("ok: \(count) entries, no overlaps (\(try options.location()))")
+            Console.say("ok: \(count) entries, no overlaps (\(try options.location()))")
         }
     }
 }
 
 private func rangeText(_ record: TaskRecord, _ time: LocalTime) -> String {
-    record.allDay ? "all day" : OverlapReport.range(time.occupied(by: record), time)
+    record.allDay ? tr("all day") : OverlapReport.range(time.occupied(by: record), time)
 }
 
 private func alarmText(_ trigger: Alarm.Trigger) -> String {
     switch trigger {
-    case .relative(let duration, let fromEnd): return duration + (fromEnd ? " from the end" : "")
-    case .absolute(let epoch): return "at \(epoch)"
+    case .relative(let duration, let fromEnd):
+        return fromEnd ? tr("%@ from the end", duration) : duration
+    case .absolute(let epoch): return tr("at %@", epoch)
     }
 }

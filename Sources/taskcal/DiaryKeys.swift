@@ -1,14 +1,16 @@
 import ArgumentParser
 import Diary
 import Foundation
+import Localization
 
 extension DiaryCommand {
     /// `taskcal diary key`: the key that seals private entries.
     struct KeyCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "key",
-            abstract: "Make, replace or back up the key that keeps private entries' texts.",
-            discussion: """
+            abstract: tr("Make, replace or back up the key that keeps private entries' texts."),
+            discussion: tr(
+                """
                 A private entry (diary add --private, "private": true, CLASS:CONFIDENTIAL)
                 is stored with its time in the clear and its text (name, description,
                 place, attachments, alarm texts …) encrypted with the diary's key
@@ -36,7 +38,7 @@ extension DiaryCommand {
                   taskcal diary key export -o /media/usb/diary.key
                   taskcal diary key rotate
                   taskcal diary key status
-                """,
+                """),
             subcommands: [Initialize.self, Rotate.self, Export.self, Status.self])
 
         /// Where a new key goes: --passphrase, else TASKCAL_KEY_FILE, else the Secret Service.
@@ -73,9 +75,9 @@ extension DiaryCommand {
         struct Initialize: ParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "init",
-                abstract: "Give the diary its key, and seal the private entries it holds.")
+                abstract: tr("Give the diary its key, and seal the private entries it holds."))
             @OptionGroup var options: StoreOptions
-            @Flag(help: "Derive the key from a passphrase (scrypt) instead of keeping it.")
+            @Flag(help: .tr("Derive the key from a passphrase (scrypt) instead of keeping it."))
             var passphrase = false
 
             func run() throws {
@@ -113,8 +115,10 @@ extension DiaryCommand {
         struct Rotate: ParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "rotate",
-                abstract: "Replace the key: every private entry is sealed again with a new one.",
-                discussion: """
+                abstract: tr(
+                    "Replace the key: every private entry is sealed again with a new one."),
+                discussion: tr(
+                    """
                     Needs the current key. The new key is kept where the old one was: in the
                     Secret Service, behind a new passphrase (asked for), or, for a key file,
                     in the new file --new-key-file names (the old file, which TASKCAL_KEY_FILE
@@ -125,10 +129,11 @@ extension DiaryCommand {
                     Examples:
                       taskcal diary key rotate
                       TASKCAL_KEY_FILE=old.key taskcal diary key rotate --new-key-file new.key
-                    """)
+                    """))
             @OptionGroup var options: StoreOptions
-            @Flag(help: "Derive the new key from a new passphrase.") var passphrase = false
-            @Option(help: "Keep the new key in this new file (mode 0600).") var newKeyFile: String?
+            @Flag(help: .tr("Derive the new key from a new passphrase.")) var passphrase = false
+            @Option(help: .tr("Keep the new key in this new file (mode 0600).")) var newKeyFile:
+                String?
 
             func validate() throws {
                 if passphrase && newKeyFile != nil {
@@ -170,15 +175,16 @@ extension DiaryCommand {
         struct Export: ParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "export",
-                abstract: "Write a copy of the key to a new file (mode 0600), for a backup.",
-                discussion: """
+                abstract: tr("Write a copy of the key to a new file (mode 0600), for a backup."),
+                discussion: tr(
+                    """
                     The file is what TASKCAL_KEY_FILE takes: with it, the diary opens on
                     another machine, for a colleague who shares it, or after the keyring is
                     lost. Whoever has it can read the private entries: keep it as safe as
                     the diary. An existing file is never replaced.
-                    """)
+                    """))
             @OptionGroup var options: StoreOptions
-            @Option(name: .shortAndLong, help: "The new file.") var output: String
+            @Option(name: .shortAndLong, help: .tr("The new file.")) var output: String
 
             func run() throws {
                 let store = try options.open()
@@ -191,10 +197,11 @@ extension DiaryCommand {
         struct Status: ParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "status",
-                abstract: "Say whether the diary has a key, where it is kept, and whether it opens."
+                abstract: tr(
+                    "Say whether the diary has a key, where it is kept, and whether it opens.")
             )
             @OptionGroup var options: StoreOptions
-            @Flag(help: "Also unlock the key, to check it opens the diary.") var check = false
+            @Flag(help: .tr("Also unlock the key, to check it opens the diary.")) var check = false
 
             func run() throws {
                 let store = try options.open()
@@ -205,15 +212,16 @@ extension DiaryCommand {
                     try store.allEntries().filter(\.isSealed).count
                 }
                 guard let protection else {
-                    print("no key: private entries cannot be added until taskcal diary key init")
+                    Console.say(
+                        "no key: private entries cannot be added until taskcal diary key init")
                     return
                 }
-                print(
+                Console.say(
                     "key \(protection.keyID), kept in \(protection.place); \(sealed) private entr\(sealed == 1 ? "y" : "ies") sealed with it"
                 )
                 if check {
                     _ = try options.run { () throws(DiaryError) in try store.key() }
-                    print("the key opens the diary")
+                    Console.say("the key opens the diary")
                 }
             }
         }

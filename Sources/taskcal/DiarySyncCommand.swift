@@ -2,6 +2,8 @@ import ArgumentParser
 import CalDAV
 import Diary
 import Foundation
+import Localization
+import TaskModel
 
 extension SyncPreference: ExpressibleByArgument {}
 
@@ -9,8 +11,9 @@ extension DiaryCommand {
     struct Sync: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "sync",
-            abstract: "Sync the diary with a CalDAV calendar, both ways.",
-            discussion: """
+            abstract: tr("Sync the diary with a CalDAV calendar, both ways."),
+            discussion: tr(
+                """
                 New, changed and deleted entries go both ways. What the last sync agreed is
                 kept beside the diary (DIARY.caldav-HASH, per calendar), so each sync moves
                 only what changed since: the server's changes (RFC 6578 sync-collection, or
@@ -31,15 +34,16 @@ extension DiaryCommand {
                   taskcal diary sync https://anna@cloud.example.org/remote.php/dav/calendars/anna/personal/
                   taskcal diary sync https://…/personal/ --dry-run
                   taskcal diary sync https://…/personal/ --prefer remote
-                """)
+                """))
         @OptionGroup var options: StoreOptions
         @OptionGroup var server: ServerOptions
-        @Argument(help: "The calendar's address.") var url: String
-        @Option(help: "Decide conflicts: local (the diary's version wins) or remote.")
+        @Argument(help: .tr("The calendar's address.")) var url: String
+        @Option(help: .tr("Decide conflicts: local (the diary's version wins) or remote."))
         var prefer: SyncPreference?
-        @Flag(help: "Say what would be done, and do nothing.") var dryRun = false
-        @Option(help: "text for people (default), json for scripts.") var format: ReportFormat =
-            .text
+        @Flag(help: .tr("Say what would be done, and do nothing.")) var dryRun = false
+        @Option(help: .tr("text for people (default), json for scripts.")) var format:
+            ReportFormat =
+                .text
 
         func run() throws {
             let address = try server.address(url)
@@ -77,8 +81,10 @@ extension DiaryCommand {
             case .text:
                 for change in report.changes {
                     let who = change.id.map { "#\($0) " } ?? ""
+                    let kind = tr(change.kind.rawValue)
+                    let name = change.name == TaskRecord.sealedName ? tr(change.name) : change.name
                     print(
-                        "\(change.kind.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(who)\"\(change.name)\": \(change.detail)"
+                        "\(kind.padding(toLength: max(12, kind.count), withPad: " ", startingAt: 0)) \(who)\"\(name)\": \(Localization.message(change.detail))"
                     )
                 }
             }
@@ -90,14 +96,22 @@ extension DiaryCommand {
             }
             let counts = Dictionary(grouping: report.changes, by: \.kind).mapValues(\.count)
             let summary = [
-                (SyncChange.Kind.pushed, "sent"), (.deletedThere, "deleted there"),
-                (.pulled, "taken"), (.deletedHere, "deleted here"), (.conflict, "in conflict"),
-                (.refused, "refused"),
-            ].compactMap { kind, word in counts[kind].map { "\($0) \(word)" } }
-            Console.note(
-                (dryRun ? "would sync" : "synced") + " with \(address.asCollectionText): "
-                    + (summary.isEmpty ? "nothing to do" : summary.joined(separator: ", "))
-                    + ", \(report.unchanged) unchanged")
+                counts[.pushed].map { tr("%@ sent", $0) },
+                counts[.deletedThere].map { tr("%@ deleted there", $0) },
+                counts[.pulled].map { tr("%@ taken", $0) },
+                counts[.deletedHere].map { tr("%@ deleted here", $0) },
+                counts[.conflict].map { tr("%@ in conflict", $0) },
+                counts[.refused].map { tr("%@ refused", $0) },
+            ].compactMap { $0 }
+            let done = summary.isEmpty ? tr("nothing to do") : summary.joined(separator: ", ")
+            Console.noteTranslated(
+                dryRun
+                    ? tr(
+                        "would sync with %@: %@, %@ unchanged", address.asCollectionText, done,
+                        report.unchanged)
+                    : tr(
+                        "synced with %@: %@, %@ unchanged", address.asCollectionText, done,
+                        report.unchanged))
             if counts[.conflict] != nil || counts[.refused] != nil { throw ExitCode(1) }
         }
     }

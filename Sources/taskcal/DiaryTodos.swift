@@ -2,6 +2,8 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import Localization
+import Reports
 import TaskConversion
 import TaskModel
 
@@ -56,7 +58,9 @@ enum Todos {
     }
 
     /// `#3 "Book the van"`.
-    static func describe(_ record: TaskRecord) -> String { "#\(record.id) \"\(record.name)\"" }
+    static func describe(_ record: TaskRecord) -> String {
+        "#\(record.id) \"\(record.displayName)\""
+    }
 
     /// When a to-do is due, in `time`: a date for an all-day one.
     static func due(_ record: TaskRecord, _ time: LocalTime) -> String? {
@@ -64,9 +68,12 @@ enum Todos {
         if record.allDay && due % 86_400 == 0 {
             // A date: kept as its UTC midnight in the task format.
             let date = DateTimeValue(utcEpoch: due)
-            return "due \(LocalTime.Day(year: date.year, month: date.month, day: date.day))"
+            return tr(
+                "due %@",
+                OverlapReport.date(LocalTime.Day(year: date.year, month: date.month, day: date.day))
+            )
         }
-        return "due \(time.day(of: due)) \(time.clock(due))"
+        return tr("due %@", "\(OverlapReport.date(time.day(of: due))) \(time.clock(due))")
     }
 }
 
@@ -102,19 +109,20 @@ extension DiaryCommand {
     struct Done: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "done",
-            abstract: "Mark a to-do done; its parent is done too once all its subtasks are.",
-            discussion: """
+            abstract: tr("Mark a to-do done; its parent is done too once all its subtasks are."),
+            discussion: tr(
+                """
                 A to-do with open subtasks is refused, naming them, unless --all marks them
                 done with it. Written to .ics as STATUS:COMPLETED with COMPLETED.
 
                 Examples:
                   taskcal diary done 3
                   taskcal diary done 1 --all
-                """)
+                """))
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The to-do's id (a subtask's too).", completion: EntryIDs.completion)
+        @Argument(help: .tr("The to-do's id (a subtask's too)."), completion: EntryIDs.completion)
         var id: Int64
-        @Flag(help: "Mark its open subtasks done too.") var all = false
+        @Flag(help: .tr("Mark its open subtasks done too.")) var all = false
 
         func run() throws {
             let (store, entry, path, todo) = try options.locate(id).parts
@@ -154,16 +162,16 @@ extension DiaryCommand {
                 messages.append("\(Todos.describe(parent)) is done too: all its subtasks are")
             }
             try options.run { () throws(DiaryError) in try store.update(updated) }
-            print(messages.joined(separator: "; "))
+            Console.say(messages.joined(separator: "; "))
         }
     }
 
     struct Undo: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "undo",
-            abstract: "Open a done to-do again; a parent done with it is open again too.")
+            abstract: tr("Open a done to-do again; a parent done with it is open again too."))
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The to-do's id (a subtask's too).", completion: EntryIDs.completion)
+        @Argument(help: .tr("The to-do's id (a subtask's too)."), completion: EntryIDs.completion)
         var id: Int64
 
         func run() throws {
@@ -190,7 +198,7 @@ extension DiaryCommand {
                 messages.append("\(Todos.describe(parent)) is open again too")
             }
             try options.run { () throws(DiaryError) in try store.update(updated) }
-            print(messages.joined(separator: "; "))
+            Console.say(messages.joined(separator: "; "))
         }
     }
 
@@ -216,7 +224,7 @@ extension DiaryCommand {
                 todos.isEmpty
                     ? "[]" : "[\n" + todos.map(\.jsonLine).joined(separator: ",\n") + "\n]")
         case .text:
-            if todos.isEmpty { print("No to-dos.") }
+            if todos.isEmpty { print(tr("No to-dos.")) }
             func all(_ record: TaskRecord) -> [TaskRecord] {
                 [record] + record.subtasks.flatMap(all)
             }
@@ -226,9 +234,9 @@ extension DiaryCommand {
                     String(repeating: " ", count: width - String(record.id).count) + "#\(record.id)"
                 var notes: [String] = []
                 if let due = Todos.due(record, time) { notes.append(due) }
-                if record.status == .inProcess { notes.append("in progress") }
-                if record.status == .cancelled { notes.append("cancelled") }
-                if Marks.isPinned(record) { notes.append("pinned") }
+                if record.status == .inProcess { notes.append(tr("in progress")) }
+                if record.status == .cancelled { notes.append(tr("cancelled")) }
+                if Marks.isPinned(record) { notes.append(tr("pinned")) }
                 var text =
                     "\(id)  \(String(repeating: "  ", count: depth))[\(record.done ? "x" : " ")] \(Marks.title(record))"
                 if !notes.isEmpty { text += "  (\(notes.joined(separator: ", ")))" }

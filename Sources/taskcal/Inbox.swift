@@ -2,6 +2,7 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import Localization
 import Reports
 import TaskConversion
 import TaskModel
@@ -11,8 +12,9 @@ import TaskModel
 struct Inbox: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inbox",
-        abstract: "Invitations (.ics with METHOD:REQUEST or CANCEL): list, accept, decline.",
-        discussion: """
+        abstract: tr("Invitations (.ics with METHOD:REQUEST or CANCEL): list, accept, decline."),
+        discussion: tr(
+            """
             Reads invitations as mail programs save them (.ics files, or folders of them) and
             shows, for each, the entries of the diary it would collide with. accept adds it
             to the diary (refused, naming the collision, if its slot is taken; --force adds it
@@ -25,7 +27,7 @@ struct Inbox: ParsableCommand {
               taskcal inbox ~/Downloads/invite.ics
               taskcal inbox accept invites/ 1 --as mailto:me@example.com
               taskcal inbox decline invite.ics team-sync@example.com -o decline.ics
-            """,
+            """),
         subcommands: [List.self, Accept.self, Decline.self],
         defaultSubcommand: List.self)
 
@@ -167,10 +169,10 @@ struct Inbox: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List the invitations and what each would collide with.")
+            abstract: tr("List the invitations and what each would collide with."))
         @OptionGroup var options: Options
-        @Argument(help: "Invitation .ics files, or folders of them.") var paths: [String]
-        @Option(help: "text or json.") var format: ReportFormat = .text
+        @Argument(help: .tr("Invitation .ics files, or folders of them.")) var paths: [String]
+        @Option(help: .tr("text or json.")) var format: ReportFormat = .text
 
         func run() throws {
             let time = options.store.time
@@ -204,37 +206,40 @@ struct Inbox: ParsableCommand {
                 print(writer.text, terminator: "")
                 return
             }
-            if messages.isEmpty { print("No invitations.") }
+            if messages.isEmpty { print(tr("No invitations.")) }
             for (index, message) in messages.enumerated() {
                 let main = message.main
                 let when =
-                    "\(time.day(of: main.dateStart)) "
+                    "\(OverlapReport.date(time.day(of: main.dateStart))) "
                     + OverlapReport.range(time.occupied(by: main), time)
                 let from =
                     main.organizer.map {
-                        " from \($0.name ?? String($0.address.drop { $0 != ":" }.dropFirst()))"
+                        " "
+                            + tr(
+                                "from %@",
+                                $0.name ?? String($0.address.drop { $0 != ":" }.dropFirst()))
                     } ?? ""
                 let existing = Options.entry(message.uid, in: entries, scheme: store.uidScheme)
                 switch message.method {
                 case "REQUEST":
                     print("\(index + 1)  \(message.uid)  \"\(main.name)\"  \(when)\(from)")
                     if let existing {
-                        print(
+                        Console.say(
                             "     already in the diary as #\(existing.id); accept takes the update")
                     }
                     for other in Options.collisions(of: message, in: entries, time: time) {
-                        print(
-                            "     collides with #\(other.id) \"\(other.name)\" (\(time.day(of: other.dateStart)) \(OverlapReport.range(time.occupied(by: other), time)))"
+                        Console.say(
+                            "     collides with #\(other.id) \"\(other.displayName)\" (\(OverlapReport.date(time.day(of: other.dateStart))) \(OverlapReport.range(time.occupied(by: other), time)))"
                         )
                     }
                 case "CANCEL":
-                    print(
+                    Console.say(
                         "\(index + 1)  \(message.uid)  cancelled: \"\(main.name)\"  \(when)\(from)")
-                    print(
+                    Console.say(
                         existing.map { "     accept removes #\($0.id) from the diary" }
                             ?? "     not in the diary")
                 default:
-                    print(
+                    Console.say(
                         "\(index + 1)  \(message.uid)  \"\(main.name)\": METHOD:\(message.method), no invitation"
                     )
                 }
@@ -298,16 +303,18 @@ struct Inbox: ParsableCommand {
     struct Accept: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "accept",
-            abstract: "Accept an invitation: into the diary, and a reply to send back.")
+            abstract: tr("Accept an invitation: into the diary, and a reply to send back."))
         @OptionGroup var options: Options
-        @Argument(help: "Invitation .ics files, or folders of them.") var path: String
-        @Argument(help: "The invitation: its UID, or its number in the list.") var invitation:
+        @Argument(help: .tr("Invitation .ics files, or folders of them.")) var path: String
+        @Argument(help: .tr("The invitation: its UID, or its number in the list.")) var invitation:
             String
-        @Option(help: "Your address among the attendees (default: the only one).") var `as`: String?
-        @Flag(help: "Add it even if its slot is taken: as free time, blocking nothing.") var force =
-            false
-        @Option(name: .shortAndLong, help: "The reply file (default: reply-UID.ics).") var output:
+        @Option(help: .tr("Your address among the attendees (default: the only one).")) var `as`:
             String?
+        @Flag(help: .tr("Add it even if its slot is taken: as free time, blocking nothing."))
+        var force =
+            false
+        @Option(name: .shortAndLong, help: .tr("The reply file (default: reply-UID.ics)."))
+        var output: String?
 
         func run() throws {
             let message = try options.message(invitation, in: [path])
@@ -325,7 +332,9 @@ struct Inbox: ParsableCommand {
                 try options.store.run { () throws(DiaryError) in try store.delete(existing.id) }
                 options.log(
                     "cancelled \(message.uid) \"\(message.main.name)\": removed #\(existing.id)")
-                print("#\(existing.id) \"\(existing.name)\" removed: the organizer cancelled it")
+                Console.say(
+                    "#\(existing.id) \"\(existing.displayName)\" removed: the organizer cancelled it"
+                )
                 return
             case "REQUEST": break
             default:
@@ -338,12 +347,11 @@ struct Inbox: ParsableCommand {
                 of: message, in: entries, time: options.store.time)
             if !collisions.isEmpty && !force {
                 let time = options.store.time
+                let others = collisions.map {
+                    "#\($0.id) \"\($0.displayName)\" (\(OverlapReport.date(time.day(of: $0.dateStart))) \(OverlapReport.range(time.occupied(by: $0), time)))"
+                }.joined(separator: ", ")
                 Console.error(
-                    "\"\(message.main.name)\" collides with "
-                        + collisions.map {
-                            "#\($0.id) \"\($0.name)\" (\(time.day(of: $0.dateStart)) \(OverlapReport.range(time.occupied(by: $0), time)))"
-                        }.joined(separator: ", ")
-                        + "; decline it, move the other entry, or give --force to add it as free time"
+                    "\"\(message.main.name)\" collides with \(others); decline it, move the other entry, or give --force to add it as free time"
                 )
                 throw ExitCode(1)
             }
@@ -356,25 +364,30 @@ struct Inbox: ParsableCommand {
                 updated.id = existing.id
                 updated.free = records.first { $0.recurrenceID == nil }?.free ?? updated.free
                 try options.store.run { () throws(DiaryError) in try store.update(updated) }
-                print("#\(existing.id) \"\(updated.name)\" updated")
+                Console.say("#\(existing.id) \"\(updated.name)\" updated")
             } else {
                 let result = try options.store.run { () throws(DiaryError) in
                     try store.importRecords(
                         records.map { IncomingRecord($0, source: message.file) },
                         skipConflicts: false, newIDs: true)
                 }
-                let ids = Array(Set(result.imported)).sorted()
-                print(
-                    "\"\(message.main.name)\" added as #\(ids.map(String.init).joined(separator: ", #"))"
-                        + (force && !collisions.isEmpty
-                            ? " as free time: it overlaps \(collisions.map { "#\($0.id) \"\($0.name)\"" }.joined(separator: ", "))"
-                            : ""))
+                let ids = Array(Set(result.imported)).sorted().map(String.init).joined(
+                    separator: ", #")
+                if force && !collisions.isEmpty {
+                    let others = collisions.map { "#\($0.id) \"\($0.displayName)\"" }.joined(
+                        separator: ", ")
+                    Console.say(
+                        "\"\(message.main.name)\" added as #\(ids) as free time: it overlaps \(others)"
+                    )
+                } else {
+                    Console.say("\"\(message.main.name)\" added as #\(ids)")
+                }
             }
             let file = Inbox.replyPath(output, message)
             try Inbox.reply(to: message, as: person, status: "ACCEPTED", path: file)
             options.log("accepted \(message.uid) \"\(message.main.name)\"; reply in \(file)")
-            print(
-                "reply written to \(file); send it to \(message.main.organizer?.address ?? "the organizer")"
+            Console.say(
+                "reply written to \(file); send it to \(message.main.organizer?.address ?? tr("the organizer"))"
             )
         }
     }
@@ -382,14 +395,15 @@ struct Inbox: ParsableCommand {
     struct Decline: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decline",
-            abstract: "Decline an invitation: a reply to send back, and a line in the log.")
+            abstract: tr("Decline an invitation: a reply to send back, and a line in the log."))
         @OptionGroup var options: Options
-        @Argument(help: "Invitation .ics files, or folders of them.") var path: String
-        @Argument(help: "The invitation: its UID, or its number in the list.") var invitation:
+        @Argument(help: .tr("Invitation .ics files, or folders of them.")) var path: String
+        @Argument(help: .tr("The invitation: its UID, or its number in the list.")) var invitation:
             String
-        @Option(help: "Your address among the attendees (default: the only one).") var `as`: String?
-        @Option(name: .shortAndLong, help: "The reply file (default: reply-UID.ics).") var output:
+        @Option(help: .tr("Your address among the attendees (default: the only one).")) var `as`:
             String?
+        @Option(name: .shortAndLong, help: .tr("The reply file (default: reply-UID.ics)."))
+        var output: String?
 
         func run() throws {
             let message = try options.message(invitation, in: [path])
@@ -405,11 +419,11 @@ struct Inbox: ParsableCommand {
             let entries = try options.store.run { () throws(DiaryError) in try store.allEntries() }
             if let existing = Options.entry(message.uid, in: entries, scheme: store.uidScheme) {
                 try options.store.run { () throws(DiaryError) in try store.delete(existing.id) }
-                print("#\(existing.id) \"\(existing.name)\" removed from the diary")
+                Console.say("#\(existing.id) \"\(existing.displayName)\" removed from the diary")
             }
             options.log("declined \(message.uid) \"\(message.main.name)\"; reply in \(file)")
-            print(
-                "declined \"\(message.main.name)\"; reply written to \(file); send it to \(message.main.organizer?.address ?? "the organizer")"
+            Console.say(
+                "declined \"\(message.main.name)\"; reply written to \(file); send it to \(message.main.organizer?.address ?? tr("the organizer"))"
             )
         }
     }

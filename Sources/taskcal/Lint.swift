@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ICalendar
+import Localization
 import TaskConversion
 
 extension CalendarApp: ExpressibleByArgument {}
@@ -8,8 +9,9 @@ extension CalendarApp: ExpressibleByArgument {}
 struct Lint: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
-        abstract: "Say what a calendar app will refuse, drop or change when it imports a file.",
-        discussion: """
+        abstract: tr("Say what a calendar app will refuse, drop or change when it imports a file."),
+        discussion: tr(
+            """
             Reads .ics (any app's, not only taskcal's) or task files (as taskcal would \
             write them as .ics) and lists, per record and line, what the app named by --for \
             does with them on import, each with a stable code. Exit codes: 0 nothing lost \
@@ -28,8 +30,8 @@ struct Lint: ParsableCommand {
               taskcal lint tasks.json --for google --format json
 
             The rules (code, effect: what, source):
-            \(rulesText)
-            """
+            %@
+            """, rulesText)
     )
 
     /// The rules for --help, one paragraph each.
@@ -39,24 +41,27 @@ struct Lint: ParsableCommand {
         }.joined(separator: "\n")
     }
 
-    @Argument(help: "Files to check (- for standard input, with --input-format).")
+    @Argument(help: .tr("Files to check (- for standard input, with --input-format)."))
     var inputs: [String]
 
     @Option(
-        name: .customLong("for"), help: "The app: google, outlook, apple, thunderbird or caldav.")
+        name: .customLong("for"),
+        help: .tr("The app: google, outlook, apple, thunderbird or caldav."))
     var app: CalendarApp
 
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
-        help: "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar.")
+        help: .tr(
+            "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar."))
     var from: Format?
 
     @Option(
-        help: "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local).",
+        help: .tr(
+            "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local)."),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
-    @Option(help: "text for people (default), json for scripts.")
+    @Option(help: .tr("text for people (default), json for scripts."))
     var format: ReportFormat = .text
 
     func validate() throws {
@@ -95,16 +100,18 @@ struct Lint: ParsableCommand {
                 "losses": \(losses), "findings": [
                 """ + findings.map(\.json).joined(separator: ",\n") + "]}")
         } else {
-            for finding in findings { print(finding.description) }
+            for finding in findings { print(Localization.message(finding.description)) }
             fflush(nil)  // the findings before the summary on a shared terminal
-            let unchecked =
-                unreadable == 0
-                ? "" : "; \(unreadable) file\(unreadable == 1 ? "" : "s") could not be read (above)"
+            let summary =
+                findings.isEmpty
+                ? "\(app.displayName): nothing refused, dropped or changed in \(records) record\(records == 1 ? "" : "s")"
+                : "\(app.displayName): \(findings.count) finding(s), \(losses) losing data, in \(records) record\(records == 1 ? "" : "s")"
+            // Two sentences, each translated on its own (Console joins them with "; ").
             Console.note(
-                (findings.isEmpty
-                    ? "\(app.displayName): nothing refused, dropped or changed in \(records) record\(records == 1 ? "" : "s")"
-                    : "\(app.displayName): \(findings.count) finding(s), \(losses) losing data, in \(records) record\(records == 1 ? "" : "s")")
-                    + unchecked)
+                unreadable == 0
+                    ? summary
+                    : "\(summary); \(unreadable) file\(unreadable == 1 ? "" : "s") could not be read (above)"
+            )
         }
         if unreadable > 0 { throw ExitCode(2) }
         if losses > 0 { throw ExitCode(1) }

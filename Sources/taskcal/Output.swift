@@ -1,16 +1,30 @@
 import ArgumentParser
 import Foundation
 import ICalendar
+import Localization
 import TaskConversion
 
 /// Messages for people go to standard error as `taskcal: …`; data goes to standard output.
+///
+/// Messages are made in English (the same text goes into JSON reports, which never change
+/// with the locale) and shown in the user's language (``Localization/message(_:)``).
 enum Console {
     static func error(_ text: String) {
-        standardError("taskcal: \(text)\n")
+        standardError("taskcal: \(Localization.message(text))\n")
     }
 
     static func note(_ text: String) {
+        standardError("taskcal: \(Localization.message(text))\n")
+    }
+
+    /// A note already in the user's language (made with ``tr(_:_:)``).
+    static func noteTranslated(_ text: String) {
         standardError("taskcal: \(text)\n")
+    }
+
+    /// A sentence for people on standard output, in their language.
+    static func say(_ text: String) {
+        print(Localization.message(text))
     }
 
     /// Writes to standard error with write(2). FileHandle's `write` traps when the write

@@ -14,28 +14,32 @@ enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
 /// What every report reads: input files, their format, and the zone to show times in.
 struct ReportInputs: ParsableArguments {
     @Option(
-        help: "IANA zone to show times in and to read floating .ics times in (default: local).",
+        help: .tr(
+            "IANA zone to show times in and to read floating .ics times in (default: local)."),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
     @Option(
         help:
-            "Format of the inputs when the names do not tell it (standard input): json, ndjson, ics, jcal or jscalendar."
+            .tr(
+                "Format of the inputs when the names do not tell it (standard input): json, ndjson, ics, jcal or jscalendar."
+            )
     )
     var inputFormat: Format?
 
-    @Flag(help: "Refuse unclear .ics input instead of reading it with a warning (see convert).")
+    @Flag(
+        help: .tr("Refuse unclear .ics input instead of reading it with a warning (see convert)."))
     var strict = false
 
     @Option(
         help: ArgumentHelp(
-            "The most occurrences of repeating entries considered, all together.",
+            tr("The most occurrences of repeating entries considered, all together."),
             discussion:
-                "Past it, later occurrences are left out with a warning.",
+                tr("Past it, later occurrences are left out with a warning."),
             valueName: "n"))
     var maxOccurrences: Int = Expansion.defaultLimit
 
-    @Option(help: "text for people (default), json for scripts.")
+    @Option(help: .tr("text for people (default), json for scripts."))
     var format: ReportFormat = .text
 
     func validate() throws {
@@ -47,13 +51,17 @@ struct ReportInputs: ParsableArguments {
 
     @Option(
         help:
-            "Report on a diary (a SQLite file or vdir:DIR) instead of files; - for the default diary."
+            .tr(
+                "Report on a diary (a SQLite file or vdir:DIR) instead of files; - for the default diary."
+            )
     )
     var store: String?
 
     @Flag(
         help:
-            "With --store: show private entries' texts, unlocking the diary's key (else their times and \"(private)\" only)."
+            .tr(
+                "With --store: show private entries' texts, unlocking the diary's key (else their times and \"(private)\" only)."
+            )
     )
     var reveal = false
 
@@ -168,8 +176,9 @@ struct ReportInputs: ParsableArguments {
 struct Overlaps: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "overlaps",
-        abstract: "Report every pair of entries whose times overlap.",
-        discussion: """
+        abstract: tr("Report every pair of entries whose times overlap."),
+        discussion: tr(
+            """
             Reads JSON, NDJSON and .ics files (several at once, mixed) and lists every
             pair of entries whose half-open intervals intersect, with the time they
             share: 14:00–15:00 and 15:00–16:00 do not overlap; entries of no length
@@ -183,31 +192,35 @@ struct Overlaps: ParsableCommand {
               taskcal overlaps diary.json work.ics
               taskcal overlaps export.ics --from 2026-12-01 --to 2026-12-08 --tz Europe/Berlin
               taskcal overlaps diary.ndjson --format json | jq '.[].overlap_start'
-            """
+            """)
     )
 
-    @Argument(help: "Task files (JSON, NDJSON, .ics; - for standard input), or --store.")
+    @Argument(help: .tr("Task files (JSON, NDJSON, .ics; - for standard input), or --store."))
     var inputs: [String] = []
 
     @OptionGroup var options: ReportInputs
 
     @Option(
         help:
-            "Only overlaps from this time: Unix seconds or ISO 8601 (2026-11-22, 2026-11-22T14:00, …Z, …+03:00)."
+            .tr(
+                "Only overlaps from this time: Unix seconds or ISO 8601 (2026-11-22, 2026-11-22T14:00, …Z, …+03:00)."
+            )
     )
     var from: String?
 
-    @Option(help: "Only overlaps before this time (same forms as --from).")
+    @Option(help: .tr("Only overlaps before this time (same forms as --from)."))
     var to: String?
 
-    @Flag(help: "Count cancelled entries and those that show as free too.")
+    @Flag(help: .tr("Count cancelled entries and those that show as free too."))
     var includeFree = false
 
     @Option(
         help: ArgumentHelp(
-            "List at most this many overlapping pairs (all are counted).",
+            tr("List at most this many overlapping pairs (all are counted)."),
             discussion:
-                "Past it the text report ends with \"… and N more\"; the JSON report lists the first N and standard error says how many there are in all.",
+                tr(
+                    "Past it the text report ends with \"… and N more\"; the JSON report lists the first N and standard error says how many there are in all."
+                ),
             valueName: "n"))
     var maxPairs: Int = OverlapReport.defaultLimit
 
@@ -288,8 +301,9 @@ let timeForms =
 struct Agenda: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agenda",
-        abstract: "Show a day as hour slots with the entries in each.",
-        discussion: """
+        abstract: tr("Show a day as hour slots with the entries in each."),
+        discussion: tr(
+            """
             The day screen of a diary: one row an hour from midnight to midnight in --tz
             (23 or 25 rows on a daylight-saving change), each with the entries that fall in it;
             an entry spanning several hours appears in each. DATE is YYYY-MM-DD, today or
@@ -299,10 +313,10 @@ struct Agenda: ParsableCommand {
               taskcal agenda diary.json
               taskcal agenda 2026-11-27 diary.json work.ics --tz Europe/Moscow
               taskcal agenda tomorrow export.ics --format json
-            """
+            """)
     )
 
-    @Argument(help: ArgumentHelp("[DATE] then the task files.", valueName: "date-and-inputs"))
+    @Argument(help: ArgumentHelp(tr("[DATE] then the task files."), valueName: "date-and-inputs"))
     var arguments: [String] = []
 
     @OptionGroup var options: ReportInputs
@@ -348,8 +362,9 @@ struct Agenda: ParsableCommand {
 struct Month: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "month",
-        abstract: "Show a month as a calendar grid, marking days with entries and today.",
-        discussion: """
+        abstract: tr("Show a month as a calendar grid, marking days with entries and today."),
+        discussion: tr(
+            """
             Weeks run Monday to Sunday, like `cal -m`. A day with entries is marked *, today is
             in brackets (in colour on a terminal). --format json gives the number of entries of
             each day. MONTH is YYYY-MM (default this month).
@@ -357,10 +372,10 @@ struct Month: ParsableCommand {
             Examples:
               taskcal month diary.json
               taskcal month 2026-12 diary.json work.ics --format json
-            """
+            """)
     )
 
-    @Argument(help: ArgumentHelp("[MONTH] then the task files.", valueName: "month-and-inputs"))
+    @Argument(help: ArgumentHelp(tr("[MONTH] then the task files."), valueName: "month-and-inputs"))
     var arguments: [String] = []
 
     @OptionGroup var options: ReportInputs
@@ -417,33 +432,36 @@ func dayWord(_ text: String, time: LocalTime) -> LocalTime.Day? {
 struct FreeTimeOptions: ParsableArguments {
     @Option(
         help:
-            "From this time (default: now): Unix seconds, ISO 8601 (2026-12-01, 2026-12-01T09:00, …Z, …+03:00), today or tomorrow."
+            .tr(
+                "From this time (default: now): Unix seconds, ISO 8601 (2026-12-01, 2026-12-01T09:00, …Z, …+03:00), today or tomorrow."
+            )
     )
     var from: String?
 
-    @Option(help: "Until this time (default: a week after --from).")
+    @Option(help: .tr("Until this time (default: a week after --from)."))
     var to: String?
 
     @Option(
         name: .customLong("min"),
         help: ArgumentHelp(
-            "The shortest stretch worth listing: 30m, 1h, 1h30m, 2d or PT45M (default: any).",
+            tr("The shortest stretch worth listing: 30m, 1h, 1h30m, 2d or PT45M (default: any)."),
             valueName: "duration"))
     var minimum: String?
 
     @Option(
         help: ArgumentHelp(
-            "Only these hours of each day, in --tz: 09:00-18:00; 22:00-06:00 runs overnight.",
+            tr("Only these hours of each day, in --tz: 09:00-18:00; 22:00-06:00 runs overnight."),
             valueName: "HH:MM-HH:MM"))
     var hours: String?
 
     @Option(
         help: ArgumentHelp(
-            "Only these weekdays: MO-FR, MO,WE,FR, SA-SU (RFC 5545 names).", valueName: "days"))
+            tr("Only these weekdays: MO-FR, MO,WE,FR, SA-SU (RFC 5545 names)."), valueName: "days"))
     var days: String?
 
     @Option(
-        help: ArgumentHelp("List at most this many stretches (all are counted).", valueName: "n"))
+        help: ArgumentHelp(
+            tr("List at most this many stretches (all are counted)."), valueName: "n"))
     var maxSlots: Int = FreeTime.defaultLimit
 
     func validate() throws {
@@ -548,8 +566,9 @@ struct FreeTimeOptions: ParsableArguments {
 struct Free: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "free",
-        abstract: "List the free time: the stretches no entry takes up.",
-        discussion: """
+        abstract: tr("List the free time: the stretches no entry takes up."),
+        discussion: tr(
+            """
             The inverse of overlaps: reads task files (or a diary with --store) and lists
             the stretches of the window that no entry occupies, day by day in --tz. Entries
             that show as free, cancelled ones and those of no length take no time; repeating
@@ -560,12 +579,14 @@ struct Free: ParsableCommand {
               taskcal free diary.json --from 2026-12-01 --to 2026-12-08
               taskcal free work.ics home.ics --hours 09:00-18:00 --days MO-FR --min 30m
               taskcal free --store - --from tomorrow --format json
-            """
+            """)
     )
 
     @Argument(
         help:
-            "Task files (JSON, NDJSON, .ics, .jcal, .jscal.json; - for standard input), or --store."
+            .tr(
+                "Task files (JSON, NDJSON, .ics, .jcal, .jscal.json; - for standard input), or --store."
+            )
     )
     var inputs: [String] = []
 
@@ -581,14 +602,16 @@ struct Free: ParsableCommand {
 struct StatisticsOptions: ParsableArguments {
     @Option(
         help:
-            "From this time (default: the first entry): Unix seconds, ISO 8601 (2026-11-01, …T09:00, …Z, …+03:00), today or tomorrow."
+            .tr(
+                "From this time (default: the first entry): Unix seconds, ISO 8601 (2026-11-01, …T09:00, …Z, …+03:00), today or tomorrow."
+            )
     )
     var from: String?
 
-    @Option(help: "Until this time (default: the end of the last entry).")
+    @Option(help: .tr("Until this time (default: the end of the last entry)."))
     var to: String?
 
-    @Option(help: "Rows by day, week (ISO), month or category.")
+    @Option(help: .tr("Rows by day, week (ISO), month or category."))
     var by: Statistics.Grouping?
 
     /// --from and --to in `time`, each `nil` when not given.
@@ -654,8 +677,10 @@ extension Statistics.Grouping: ExpressibleByArgument {}
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Statistics: entries, busy time, longest free stretch, to-dos, habits, streaks.",
-        discussion: """
+        abstract: tr(
+            "Statistics: entries, busy time, longest free stretch, to-dos, habits, streaks."),
+        discussion: tr(
+            """
             Reads task files (or a diary with --store) and sums up the window (default: from
             the first entry to the end of the last): entries that start in it (each
             occurrence of a habit counts), the time they take up (two at once count once),
@@ -667,12 +692,14 @@ struct Stats: ParsableCommand {
               taskcal stats diary.json --by week
               taskcal stats --store - --from 2026-11-01 --to 2026-12-01 --by category
               taskcal stats export.ics --format json
-            """
+            """)
     )
 
     @Argument(
         help:
-            "Task files (JSON, NDJSON, .ics, .jcal, .jscal.json; - for standard input), or --store."
+            .tr(
+                "Task files (JSON, NDJSON, .ics, .jcal, .jscal.json; - for standard input), or --store."
+            )
     )
     var inputs: [String] = []
 

@@ -1,13 +1,15 @@
 import ArgumentParser
 import Foundation
 import ICalendar
+import Localization
 
 @main
 struct TaskcalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "taskcal",
-        abstract: "Convert tasks to iCalendar and back; keep a diary without double bookings.",
-        discussion: """
+        abstract: tr("Convert tasks to iCalendar and back; keep a diary without double bookings."),
+        discussion: tr(
+            """
             Task files are JSON arrays of records such as
               {"id": 1, "date_start": "147600000", "date_finish": "147610000",
                "name": "My task", "description": "Описание моего дела"}
@@ -32,14 +34,15 @@ struct TaskcalCommand: ParsableCommand {
             TASKCAL_KEY_FILE, the key file of a diary's private entries, and
             TASKCAL_PASSPHRASE_FILE, a file holding its passphrase (diary key --help);
             TASKCAL_CALDAV_PASSWORD_FILE and TASKCAL_CALDAV_USER, a CalDAV server's password
-            (in a file) and user, and NETRC, the .netrc file (caldav --help).
+            (in a file) and user, and NETRC, the .netrc file (caldav --help); LANG,
+            LC_MESSAGES, LC_ALL, LANGUAGE, the language of messages (English or Russian).
 
             Files: the diary (SQLite, vdir:DIR of .ics files, or postgres://USER@HOST/DB);
             DIARY.reminded, what diary remind fired; DIARY.inbox.log, the inbox's decisions
             (in ~/.local/state/taskcal for a diary on a server); ~/.pgpass, the server's
             password (mode 0600); ~/.netrc, CalDAV passwords (mode 0600); DIARY.caldav-HASH,
             what the last diary sync with a calendar agreed.
-            """,
+            """),
         version: TaskcalCommand.version,
         subcommands: [
             Convert.self, Validate.self, Lint.self, Overlaps.self, Agenda.self, Month.self,
@@ -70,11 +73,22 @@ struct TaskcalCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                Console.standardError(fullMessage(for: error) + "\n")
+            // As ArgumentParser's exit(withError:) does, in the user's language: help and
+            // what was asked for on standard output, errors on standard error.
+            let code = exitCode(for: error)
+            let message = Localization.argumentParserText(fullMessage(for: error))
+            if code == .validationFailure {
+                Console.standardError(message + "\n")
                 Foundation.exit(2)
             }
-            exit(withError: error)
+            if !message.isEmpty {
+                if code == .success {
+                    print(message)
+                } else {
+                    Console.standardError(message + "\n")
+                }
+            }
+            Foundation.exit(code.rawValue)
         }
     }
 }

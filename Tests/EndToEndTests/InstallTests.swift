@@ -75,11 +75,17 @@ struct InstallTests {
         ] {
             #expect(FileManager.default.fileExists(atPath: "\(prefix)/\(file)"), "\(file)")
         }
+        // The installed binary finds its Russian catalogue in PREFIX/share/taskcal.
+        let russian = try Taskcal.execute(
+            "\(prefix)/bin/taskcal", ["diary", "--help"], in: cli.directory,
+            environment: ["LANG": "ru_RU.UTF-8"])
+        #expect(russian.stdout.hasPrefix("ОБЗОР: Вести дневник"), "\(russian.stdout.prefix(200))")
         let removed = try Taskcal.execute(
             "/bin/bash", [script, "--uninstall", prefix], in: Taskcal.packageRoot)
         #expect(removed.status == 0)
         #expect(!FileManager.default.fileExists(atPath: "\(prefix)/bin/taskcal"))
         #expect(!FileManager.default.fileExists(atPath: page))
         #expect(!FileManager.default.fileExists(atPath: completion))
+        #expect(!FileManager.default.fileExists(atPath: "\(prefix)/share/taskcal"))
     }
 }
