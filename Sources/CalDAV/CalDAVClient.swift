@@ -352,9 +352,8 @@ public final class CalDAVClient: Sendable {
             case 507: "the server has no room left"
             default: "HTTP \(answer.status)"
             }
-        throw .http(
-            status: answer.status,
-            "\(answer.address): \(what) failed: \(reason)\(said.isEmpty ? "" : " (\(said))")")
+        let failed = "\(answer.address): \(what) failed: \(reason)"
+        throw .http(status: answer.status, said.isEmpty ? failed : "\(failed) (\(said))")
     }
 }
 

@@ -107,12 +107,11 @@ package struct ImportPlan {
                     let span = TimeSpan(start: occurrence.dateStart, finish: occurrence.dateFinish)
                     guard let (other, _) = index.firstOverlap(with: span) else { continue }
                     let first = entries[other][0]
-                    let when =
-                        record.recurrence == nil
-                        ? "" : " (its occurrence at \(DiaryError.utc(occurrence.dateStart)))"
+                    let said = "overlaps \(DiaryError.describe(records[first])) of \(incoming[first].source)"
                     reasons[position].append(
-                        "overlaps \(DiaryError.describe(records[first])) of \(incoming[first].source)\(when)"
-                    )
+                        record.recurrence == nil
+                            ? said
+                            : "\(said) (its occurrence at \(DiaryError.utc(occurrence.dateStart)))")
                     break
                 }
                 if reasons[position].isEmpty {

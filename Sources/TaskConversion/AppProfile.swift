@@ -172,10 +172,10 @@ final class ProfileSink: RecordSink {
 
     var notes: [Diagnostic] {
         changes.map { change in
-            let more = change.count > 1 ? " (and \(change.count - 1) more like it)" : ""
+            let said = "--for \(app.rawValue): \(change.first.rule.code): \(change.first.message)"
             return Diagnostic(
                 .warning, change.first.location,
-                "--for \(app.rawValue): \(change.first.rule.code): \(change.first.message)\(more)",
+                change.count > 1 ? "\(said) (and \(change.count - 1) more like it)" : said,
                 code: .appProfile)
         } + base.notes
     }

@@ -560,8 +560,7 @@ extension Convert {
             }
         }
         let line =
-            "converted \(summary.count(.converted)) file(s), failed \(summary.count(.failed)), skipped \(summary.count(.skipped)); "
-            + "\(summary.records) records written, \(summary.warnings) warning(s), in \(String(format: "%.1f", summary.seconds)) s"
+            "converted \(summary.count(.converted)) file(s), failed \(summary.count(.failed)), skipped \(summary.count(.skipped)); \(summary.records) records written, \(summary.warnings) warning(s), in \(String(format: "%.1f", summary.seconds)) s"
         if !quiet || summary.count(.failed) > 0 { Console.note(line) }
         if summary.count(.failed) > 0 { throw ExitCode(1) }
     }
@@ -598,7 +597,9 @@ final class ProgressBar: Sendable {
             let filled = total == 0 ? width : width * done / total
             return "\r[" + String(repeating: "=", count: filled)
                 + String(repeating: " ", count: width - filled) + "] "
-                + "\(done)/\(total) files, \(state.records) records, \(Int(rate)) records/s, \(Int(left)) s left  "
+                + Localization.message(
+                    "\(done)/\(total) files, \(state.records) records, \(Int(rate)) records/s, \(Int(left)) s left"
+                ) + "  "
         }
         if let line { Console.standardError(line) }
     }

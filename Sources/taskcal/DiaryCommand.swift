@@ -899,10 +899,13 @@ struct DiaryCommand: ParsableCommand {
                 try store.importRecords(incoming, skipConflicts: skipConflicts, newIDs: newIDs)
             }
             for skipped in result.skipped { Console.note("skipped \(skipped)") }
-            Console.note(
-                "imported \(DiaryCommand.counted(result.imported))"
-                    + (result.skipped.isEmpty
-                        ? "" : ", skipped \(Set(result.skipped.map(\.source)).count)"))
+            let imported = DiaryCommand.counted(result.imported)
+            if result.skipped.isEmpty {
+                Console.note("imported \(imported)")
+            } else {
+                Console.note(
+                    "imported \(imported), skipped \(Set(result.skipped.map(\.source)).count)")
+            }
             for note in result.notes { Console.note("note: \(note)") }
         }
     }

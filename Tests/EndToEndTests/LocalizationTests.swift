@@ -46,10 +46,14 @@ enum SwiftLiterals {
                 var before = index
                 while before > 0 && (s[before - 1] == " " || s[before - 1] == "\n") { before -= 1 }
                 let prefix = String(String.UnicodeScalarView(s[max(0, before - 5)..<before]))
-                let marked =
-                    (prefix.hasSuffix("tr(") && !prefix.dropLast(3).last.map(isWord) ?? true
-                        || prefix.hasSuffix(".tr("))
-                    || (prefix.hasSuffix("say(") && !(prefix.dropLast(4).last.map(isWord) ?? false))
+                // tr( and say( as functions of their own (not Console.say(, which
+                // translates where the text is shown), and .tr( of ArgumentHelp.
+                func call(_ name: String) -> Bool {
+                    guard prefix.hasSuffix(name + "(") else { return false }
+                    let before = prefix.dropLast(name.count + 1).last
+                    return before.map { !isWord($0) } ?? true
+                }
+                let marked = call("tr") || prefix.hasSuffix(".tr(") || call("say")
                 result.append(
                     Literal(
                         template: template(text), line: line, marked: marked,
@@ -240,8 +244,9 @@ struct LocalizationTests {
         let sources = Taskcal.packageRoot.appendingPathComponent("Sources")
         var checked = 0
         var absent: [String] = []
-        for case let file as String in FileManager.default.enumerator(atPath: sources.path) ?? [:]
-        where file.hasSuffix(".swift") {
+        let files =
+            (FileManager.default.enumerator(atPath: sources.path)?.allObjects as? [String]) ?? []
+        for file in files where file.hasSuffix(".swift") {
             let text = try String(
                 contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
             for literal in SwiftLiterals.literals(in: text) {
@@ -251,7 +256,7 @@ struct LocalizationTests {
                     ? String(literal.template.dropLast()) : literal.template
                 let message =
                     !literal.raw
-                    && matches(words, template.replacingOccurrences(of: "%@", with: " value "))
+                    && matches(words, template.replacingOccurrences(of: "%@", with: "value"))
                     && !matches(sql, template) && !matches(content, template)
                 guard literal.marked || message else { continue }
                 checked += 1
@@ -322,7 +327,7 @@ struct LocalizationTests {
         #expect(bad.stderr.contains("ничего не записано: исправьте ошибки выше (3)"))
         #expect(!cli.exists("out.ics"))
         // ArgumentParser's own errors.
-        let usage = try russian(cli, ["diary", "add", "--store", store, "--nmae", "x"], log: log)
+        let usage = try russian(cli, ["diary", "list", "--store", store, "--nmae", "x"], log: log)
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("Ошибка: Неизвестный параметр '--nmae'"), "\(usage.stderr)")
         let zone = try russian(cli, ["agenda", "--tz", "Mars/Olympus", "x.json"], log: log)
@@ -378,7 +383,7 @@ struct LocalizationTests {
             let converted = try russian(
                 cli, ["convert", "n\(count).ndjson", "-o", "n\(count).ics"], log: log)
             #expect(
-                converted.stderr.contains("записано \(count) \(word) в n\(count).ics"),
+                converted.stderr.contains(" \(count) \(word) в n\(count).ics"),
                 "\(count): \(converted.stderr)")
         }
         #expect(missing(log).isEmpty, "untranslated: \(missing(log).prefix(10))")
