@@ -107,7 +107,8 @@ package struct ImportPlan {
                     let span = TimeSpan(start: occurrence.dateStart, finish: occurrence.dateFinish)
                     guard let (other, _) = index.firstOverlap(with: span) else { continue }
                     let first = entries[other][0]
-                    let said = "overlaps \(DiaryError.describe(records[first])) of \(incoming[first].source)"
+                    let described = DiaryError.describe(records[first])
+                    let said = "overlaps \(described) of \(incoming[first].source)"
                     reasons[position].append(
                         record.recurrence == nil
                             ? said
