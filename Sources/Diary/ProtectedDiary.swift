@@ -5,13 +5,13 @@ import TaskModel
 
 /// A diary whose protected entries are sealed at rest, over any ``DiaryStore``.
 ///
-/// A private or confidential entry is stored as its shell (``TaskRecord/protectedShell``:
+/// A private or confidential entry is stored as its shell (`TaskRecord.protectedShell`:
 /// times, zone, repetition, status, alarms' timing) with everything else encrypted with the
 /// diary's key (AES-GCM, ``DiaryKey``), so that the SQLite file, the vdir's files and the
 /// server's rows never hold its text, while overlaps are still refused against it and its
 /// alarms still ring, without the key.
 ///
-/// Reads give the shells, named ``TaskRecord/sealedName``, unless the diary is opened to
+/// Reads give the shells, named `TaskRecord.sealedName`, unless the diary is opened to
 /// `reveal`: then each is opened with the key (asked for once), and a key that is not the
 /// diary's or a text that fails authentication is an error, never garbage. Writing a
 /// protected entry's text needs the key; a shell read without it may be changed in what it
@@ -170,7 +170,7 @@ public final class ProtectedDiary: DiaryStore {
     /// and seals every protected entry it already holds in the clear, in one write.
     ///
     /// - Throws: ``DiaryError/locked(_:)`` when the diary has a key already (see
-    ///   ``rotate(to:scrypt:)``), or the key cannot be kept.
+    ///   ``rotate(to:passphrase:keyFile:)``), or the key cannot be kept.
     ///
     /// With `adopting`, the key is one that exists already (a copy from `diary key export`,
     /// the key of the diary this one syncs with): it is kept, not made, and the entries

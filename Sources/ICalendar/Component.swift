@@ -265,7 +265,7 @@ public final class Component {
     ///   carriage return, and trailing whitespace of the value is lost. That sequence cannot
     ///   occur otherwise (text values escape line breaks), so it becomes a plain `\r\n`.
     /// - Values that libical cannot print as they are carry two-byte markers (0xFF and a
-    ///   code; see ``EdgeWhitespace``): a backslash of a verbatim value, edge whitespace.
+    ///   code; see `EdgeWhitespace`): a backslash of a verbatim value, edge whitespace.
     ///   Each becomes what it stands for; when libical folded between the two bytes, the
     ///   fold stays in front of the character.
     ///
@@ -598,7 +598,7 @@ public struct RawComponent: Sendable, Hashable {
 
 extension Component {
     /// Creates a component from its text (`BEGIN:NAME` … `END:NAME`) kept verbatim: every
-    /// component of it is built by name and every line as ``init(verbatim:)`` builds it, so
+    /// component of it is built by name and every line as ``Property/init(verbatim:)`` builds it, so
     /// libical prints it back as it was written, whatever libical makes of it.
     ///
     /// - Throws: ``ICalendarError/Kind/malformedLine`` when the text is not one whole

@@ -411,7 +411,7 @@ public final class Property {
     }
 
     /// The value as text: unescaped for TEXT values (edge whitespace restored, see
-    /// ``EdgeWhitespace``), and libical's own rendering for other kinds.
+    /// `EdgeWhitespace`), and libical's own rendering for other kinds.
     public var text: String {
         guard let value = icalproperty_get_value(pointer) else { return "" }
         switch icalvalue_isa(value) {

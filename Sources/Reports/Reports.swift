@@ -42,7 +42,7 @@ public struct ReportEntry: Sendable, Hashable {
 /// The overlap report: every pair of entries whose times intersect.
 public struct OverlapReport: Sendable {
     public var entries: [ReportEntry]
-    /// The pairs listed: the first ``limit`` of them.
+    /// The pairs listed: the first `limit` of them.
     public var overlaps: [Overlap]
     /// How many overlapping pairs there are in all, listed or not.
     public var total: Int

@@ -147,7 +147,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let structure = Self(rawValue: "structure")
     /// Bytes that are not UTF-8, NUL bytes.
     public static let encoding = Self(rawValue: "encoding")
-    /// A limit of ``ReadingLimits`` passed.
+    /// A limit of `ReadingLimits` passed.
     public static let limit = Self(rawValue: "limit")
     /// A file that cannot be opened, read or written.
     public static let io = Self(rawValue: "io")

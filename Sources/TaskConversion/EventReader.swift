@@ -2,17 +2,17 @@ import Foundation
 import ICalendar
 import TaskModel
 
-/// Reads task records out of `VEVENT`s, `VTODO`s and `VJOURNAL`s, per ``RecordMapping``.
+/// Reads task records out of `VEVENT`s, `VTODO`s and `VJOURNAL`s, per `RecordMapping`.
 ///
 /// One component becomes one record through a fixed series of steps, one per concern
 /// (identity, times, text, people, attachments, alarms, recurrence, what is kept verbatim),
-/// each in ``ComponentReading``. Nothing that calendar apps accept is refused: where the input
+/// each in `ComponentReading`. Nothing that calendar apps accept is refused: where the input
 /// is unclear or beyond libical 3.0, the step chooses a reading, says so in a note that names
 /// the line, and keeps the original so that it goes back out unchanged. Under ``strict`` those
 /// notes are errors, as they were before (all or nothing).
 ///
 /// A component whose UID is not one of taskcal's gets its id later, in file order
-/// (``FileOrder``), so that one thread and several give the same ids.
+/// (`FileOrder`), so that one thread and several give the same ids.
 public final class EventReader {
     /// How UIDs map back to ids.
     public var uidScheme: UIDScheme

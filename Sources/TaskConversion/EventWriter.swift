@@ -3,8 +3,8 @@ import ICalendar
 import TaskModel
 
 /// Builds `VEVENT`s, `VTODO`s and `VJOURNAL`s from task records through libical, per
-/// ``RecordMapping``: the same steps as ``EventReader``, in the same order, in
-/// ``ComponentWriting``.
+/// `RecordMapping`: the same steps as ``EventReader``, in the same order, in
+/// `ComponentWriting`.
 public struct EventWriter: Sendable {
     /// How ids become UIDs.
     public var uidScheme: UIDScheme
@@ -151,7 +151,7 @@ public struct EventWriter: Sendable {
     /// `path`s are read from the folder `attachmentBase` (that of the file the record came
     /// from).
     ///
-    /// - Throws: ``Problem`` when a field cannot be written (an attachment `path` that cannot
+    /// - Throws: `Problem` when a field cannot be written (an attachment `path` that cannot
     ///   be read, an unknown zone, a rule libical refuses).
     public func components(
         for record: TaskRecord, attachmentBase: URL? = nil
@@ -178,7 +178,7 @@ public struct EventWriter: Sendable {
 
     /// The component for `record` alone (without its subtasks).
     ///
-    /// - Throws: ``Problem`` when a field cannot be written.
+    /// - Throws: `Problem` when a field cannot be written.
     public func event(for record: TaskRecord, attachmentBase: URL? = nil) throws -> Component {
         var writing = try ComponentWriting(record: record, writer: self)
         writing.identity()
@@ -203,7 +203,7 @@ public struct ZoneCatalog: Sendable {
 
     /// The zones `calendar`'s `VTIMEZONE`s define.
     ///
-    /// - Throws: ``ICalendarError`` for a definition libical cannot read or that is not bounded.
+    /// - Throws: `ICalendarError` for a definition libical cannot read or that is not bounded.
     public init(calendar: CalendarInfo) throws(ICalendarError) {
         for text in calendar.icalComponents where EventWriter.isTimeZone(text) {
             let reader = ICalendarReader(text: "BEGIN:VCALENDAR\r\n" + text + "END:VCALENDAR\r\n")

@@ -8,7 +8,7 @@ extension JSCalendar {
     /// its parent in `relatedTo`. Relative attachment `path`s are read from `attachmentBase`
     /// and written inline, as in .ics.
     ///
-    /// - Throws: ``Problem`` when an attachment file cannot be read.
+    /// - Throws: `Problem` when an attachment file cannot be read.
     static func objects(
         for record: TaskRecord, context: Context, attachmentBase: URL?
     ) throws(Problem) -> [JSONValue] {

@@ -407,7 +407,7 @@ extension TaskRecord {
     /// a `Task` for each subtask. Records without a zone are written in `zone` (default
     /// UTC); `updated` is `timestamp`.
     ///
-    /// - Throws: ``Problem`` when an attachment `path` cannot be read.
+    /// - Throws: `Problem` when an attachment `path` cannot be read.
     public func jscalendarObjects(
         uidScheme: UIDScheme = UIDScheme(), zone: String? = nil, timestamp: Int64 = 0,
         attachmentBase: URL? = nil

@@ -67,7 +67,7 @@ public struct WriteOptions: Sendable {
     /// Write .ics in parts no larger than this (`--split-size`, `--split-count`): `out.ics`
     /// becomes `out-001.ics`, `out-002.ics`, …
     public var split: SplitLimit?
-    /// Shape the .ics for this app (`--for`): see ``CalendarApp/shape(_:at:)``.
+    /// Shape the .ics for this app (`--for`): see ``CalendarApp/shape(_:at:links:)``.
     public var app: CalendarApp?
     /// With `--for google`: inline attachments written to files in `directory` and linked as
     /// `baseURL/NAME` (`--extract-attachments DIR --attachment-base-url URL`).

@@ -33,7 +33,7 @@ public struct ReadOptions: Sendable {
     public var floatingZone: String?
     /// Where to write inline attachments instead of keeping them as base64.
     public var extraction: AttachmentExtraction?
-    /// Threads for parsing one large .ics file (``ParallelICSSource``); 1 reads on one thread.
+    /// Threads for parsing one large .ics file (`ParallelICSSource`); 1 reads on one thread.
     public var parallelism = 1
     /// .ics files smaller than this are read on one thread: splitting them does not pay.
     public var parallelMinimumBytes = 8 << 20
@@ -45,7 +45,7 @@ public struct ReadOptions: Sendable {
     public var dropExtra = false
     /// Show records as "Busy" with their times only (`--redact`, `--redact-all`).
     public var redaction: Redaction?
-    /// How much of each JSON and NDJSON record to read: ``TaskJSON/Reading/timesOnly`` for
+    /// How much of each JSON and NDJSON record to read: `TaskJSON.Reading.timesOnly` for
     /// reports of times, which then neither build nor check the fields they do not show.
     public var reading = TaskJSON.Reading.whole
     /// Whether the records are given reshaped (expanded, without verbatim lines, redacted).
