@@ -136,6 +136,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization"]),
         // A throw-away PostgreSQL cluster for the tests (Debian's server, started on demand).
         .target(name: "TestPostgres", path: "Tests/TestPostgres"),
         .testTarget(

@@ -94,7 +94,7 @@ public enum Localization {
             let indent = line.prefix { $0 == " " }
             let body = String(line.dropFirst(indent.count))
             if let exact = catalog.exact[body] { return indent + render(exact, []) }
-            for template in catalog.templates(for: body) {
+            for template in templateIndex.templates(for: body) {
                 if let values = template.match(body) {
                     return indent
                         + render(template.translation, values.map { translate($0, depth: 1) ?? $0 })
@@ -126,7 +126,7 @@ public enum Localization {
         if text.hasSuffix("\n") {
             return translate(String(text.dropLast()), depth: depth + 1).map { $0 + "\n" }
         }
-        for template in catalog.templates(for: text) {
+        for template in templateIndex.templates(for: text) {
             if let values = template.match(text) {
                 let translated = values.map { translate($0, depth: depth + 1) ?? $0 }
                 return render(template.translation, translated)
@@ -180,6 +180,10 @@ public enum Localization {
     /// `translation` with `values`: `%1$@` (by position), `%@` (the next), `%%` (a percent
     /// sign), `{N|one|few|many}` (the form for the number in value N).
     static func render(_ translation: String, _ values: [String]) -> String {
+        if !translation.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "{") })
+        {
+            return translation
+        }
         var result = ""
         var next = 0
         var characters = Array(translation)[...]
@@ -315,29 +319,80 @@ public enum Localization {
 
     // MARK: - The catalogue
 
+    /// A message of the catalogue with values: its English cut at each `%@`, matched on
+    /// UTF-8 bytes.
     struct Template {
-        var parts: [String]
+        /// The literal texts around and between the values (`%%` already a percent sign).
+        var parts: [[UInt8]]
         var translation: String
         var literalLength: Int
-        var regex: NSRegularExpression?
+        /// The English, `%@` for each value.
+        var key: String
 
-        func match(_ text: String) -> [String]? {
-            guard let regex,
-                let found = regex.firstMatch(
-                    in: text, range: NSRange(text.startIndex..., in: text))
-            else { return nil }
-            return (1..<found.numberOfRanges).map { index in
-                Range(found.range(at: index), in: text).map { String(text[$0]) } ?? ""
+        init(key: String, translation: String) {
+            self.key = key
+            self.translation = translation
+            // Cut at each `%@`; `%%` is a percent sign.
+            var parts: [[UInt8]] = [[]]
+            var bytes = key.utf8.makeIterator()
+            while let byte = bytes.next() {
+                guard byte == UInt8(ascii: "%") else {
+                    parts[parts.count - 1].append(byte)
+                    continue
+                }
+                switch bytes.next() {
+                case UInt8(ascii: "@"): parts.append([])
+                case UInt8(ascii: "%"): parts[parts.count - 1].append(byte)
+                case let other?: parts[parts.count - 1] += [byte, other]
+                case nil: parts[parts.count - 1].append(byte)
+                }
             }
+            self.parts = parts
+            literalLength = parts.reduce(0) { $0 + $1.count }
+        }
+
+        /// The values of `text` if it is this template's English, each as short as it can be
+        /// (the first way to read it, as the regular expression `^a(.*?)b(.*?)c$` would).
+        func match(_ text: String) -> [String]? {
+            var text = text
+            return text.withUTF8 { bytes in match(bytes) }
+        }
+
+        private func match(_ text: UnsafeBufferPointer<UInt8>) -> [String]? {
+            guard text.count >= literalLength, let first = parts.first, let last = parts.last,
+                text.starts(with: first), text.suffix(last.count).elementsEqual(last)
+            else { return nil }
+            var values: [String] = []
+            values.reserveCapacity(parts.count - 1)
+            // The values from `from` on: before part `index` and the ones after it.
+            func fill(_ index: Int, _ from: Int) -> Bool {
+                if index == parts.count - 1 {
+                    let end = text.count - last.count
+                    guard end >= from else { return false }
+                    values.append(String(decoding: text[from..<end], as: UTF8.self))
+                    return true
+                }
+                let part = parts[index]
+                var at = from
+                while at + part.count <= text.count {
+                    if text[at..<at + part.count].elementsEqual(part) {
+                        values.append(String(decoding: text[from..<at], as: UTF8.self))
+                        if fill(index + 1, at + part.count) { return true }
+                        values.removeLast()
+                        if part.isEmpty { return false }
+                    }
+                    at += 1
+                }
+                return false
+            }
+            return fill(1, first.count) ? values : nil
         }
     }
 
-    final class Catalog: @unchecked Sendable {
+    struct Catalog: Sendable {
         let exact: [String: String]
-        /// Templates by their first literal character (a template that starts with a value
-        /// is under ""), longest literal text first.
-        private let byFirst: [Character: [Template]]
-        private let open: [Template]
+        /// The messages, also matched as templates.
+        let messages: [String: String]
 
         /// `messages` are also templates matched against messages made in English; `formats`
         /// (texts translated where they are made) are looked up by their exact key only.
@@ -350,40 +405,62 @@ public enum Localization {
                     trimmed[String(key.dropLast())] = String(value.dropLast())
                 }
             }
-            let entries = trimmed
-            exact = entries.merging(formats) { message, _ in message }
-            var byFirst: [Character: [Template]] = [:]
+            self.messages = trimmed
+            exact = trimmed.merging(formats) { message, _ in message }
+        }
+    }
+
+    /// The messages with values, found by how they begin or end.
+    struct TemplateIndex: Sendable {
+        /// Templates by the first byte of their text (a template that starts with a value is
+        /// under the last byte of its text, in `byLast`), longest literal text first.
+        private let byFirst: [UInt8: [Template]]
+        private let byLast: [UInt8: [Template]]
+        /// Templates with a value at both ends.
+        private let open: [Template]
+
+        init(messages: [String: String]) {
+            var byFirst: [UInt8: [Template]] = [:]
+            var byLast: [UInt8: [Template]] = [:]
             var open: [Template] = []
-            for (key, value) in entries where key.contains("%@") {
-                let parts = key.components(separatedBy: "%@").map {
-                    $0.replacingOccurrences(of: "%%", with: "%")
-                }
-                let pattern =
-                    "^"
-                    + parts.map(NSRegularExpression.escapedPattern).joined(separator: "(.*?)")
-                    + "$"
-                let template = Template(
-                    parts: parts, translation: value, literalLength: parts.joined().count,
-                    regex: try? NSRegularExpression(
-                        pattern: pattern, options: [.dotMatchesLineSeparators]))
-                if let first = parts[0].first {
+            for (key, value) in messages {
+                let template = Template(key: key, translation: value)
+                guard template.parts.count > 1 else { continue }
+                if let first = template.parts.first?.first {
                     byFirst[first, default: []].append(template)
+                } else if let last = template.parts.last?.last {
+                    byLast[last, default: []].append(template)
                 } else {
                     open.append(template)
                 }
             }
-            self.byFirst = byFirst.mapValues { $0.sorted { $0.literalLength > $1.literalLength } }
-            self.open = open.sorted { $0.literalLength > $1.literalLength }
+            func longestFirst(_ templates: [Template]) -> [Template] {
+                // Ties by key, so that the order does not depend on the dictionary's.
+                templates.sorted {
+                    $0.literalLength != $1.literalLength
+                        ? $0.literalLength > $1.literalLength : $0.key < $1.key
+                }
+            }
+            self.byFirst = byFirst.mapValues(longestFirst)
+            self.byLast = byLast.mapValues(longestFirst)
+            self.open = longestFirst(open)
         }
 
+        /// The templates `text` may match: those that begin as it does, then those that
+        /// begin with a value and end as it does.
         func templates(for text: String) -> [Template] {
-            (text.first.flatMap { byFirst[$0] } ?? []) + open
+            guard let first = text.utf8.first, let last = text.utf8.last else { return open }
+            return (byFirst[first] ?? []) + (byLast[last] ?? []) + open
         }
     }
 
     /// The translations of ``language``, read once.
     static let catalog = Catalog(
         messages: load(language, table: "Localizable"), formats: load(language, table: "Formats"))
+
+    /// The catalogue's messages as templates, made the first time a message is translated
+    /// (a run that only shows help and reports needs none).
+    static let templateIndex = TemplateIndex(messages: catalog.messages)
 
     /// The table `table` of `language`'s catalogue, from this module's resources: beside the
     /// executable (as SwiftPM builds it) or in `PREFIX/share/taskcal` (as Scripts/install.sh
@@ -402,11 +479,14 @@ public enum Localization {
         for folder in folders {
             let file = folder.appendingPathComponent(bundleName)
                 .appendingPathComponent("\(language.rawValue).lproj/\(table).strings")
-            guard let data = FileManager.default.contents(atPath: file.path),
-                let entries = try? PropertyListSerialization.propertyList(from: data, format: nil)
-                    as? [String: String]
-            else { continue }
-            return entries
+            guard let data = FileManager.default.contents(atPath: file.path) else { continue }
+            do {
+                return try StringsFile.entries(Array(data))
+            } catch {
+                FileHandle.standardError.write(
+                    Data("taskcal: \(file.path): \(error); messages are in English\n".utf8))
+                return [:]
+            }
         }
         return [:]
     }
