@@ -172,13 +172,20 @@ public final class Component {
 
     /// All properties in file order, or only those named `name` (case-insensitive).
     public func properties(named name: String? = nil) -> [Property] {
-        let wanted = name?.uppercased()
+        let wanted = name?.uppercasedName()
         var result: [Property] = []
         for entry in propertyIndex() where wanted == nil || entry.name == wanted {
             result.append(
                 Property(view: entry.pointer, owner: self, line: entry.line, raw: entry.raw))
         }
         return result
+    }
+
+    /// How many properties are named `name` (case-insensitive), without making a
+    /// ``Property`` of each.
+    public func propertyCount(named name: String) -> Int {
+        let wanted = name.uppercasedName()
+        return propertyIndex().reduce(0) { $0 + ($1.name == wanted ? 1 : 0) }
     }
 
     /// One property of the index: libical's pointer, its name and where the file had it.
@@ -199,14 +206,25 @@ public final class Component {
         if let cachedIndex { return cachedIndex }
         var index: [IndexedProperty] = []
         var property = icalcomponent_get_first_property(pointer, ICAL_ANY_PROPERTY)
-        var seen: [String: Int] = [:]
+        // How often each name came before: counted back along the index for the dozen
+        // properties of a typical component (a dictionary per component cost 3% of reading
+        // an .ics), in a dictionary once a component has many (20,000 ATTENDEEs).
+        var seen: [String: Int]?
         while let current = property {
             let name = Property.name(of: current)
             var line: Int?
             var raw: [UInt8]?
             if let lines {
-                let occurrence = seen[name, default: 0]
-                seen[name] = occurrence + 1
+                let occurrence: Int
+                if index.count < 32 {
+                    occurrence = index.reduce(0) { $0 + ($1.name == name ? 1 : 0) }
+                } else {
+                    if seen == nil {
+                        seen = index.reduce(into: [:]) { $0[$1.name, default: 0] += 1 }
+                    }
+                    occurrence = seen?[name, default: 0] ?? 0
+                    seen?[name] = occurrence + 1
+                }
                 let entry = lines.entry(ofProperty: name, occurrence: occurrence)
                 line = entry?.line ?? lines.begin
                 raw = entry?.raw
@@ -220,7 +238,7 @@ public final class Component {
 
     /// The first property named `name`, if any.
     public func firstProperty(named name: String) -> Property? {
-        let upper = name.uppercased()
+        let upper = name.uppercasedName()
         let kind = PropertyKinds.kind(of: upper)
         guard kind != ICAL_X_PROPERTY && kind != ICAL_NO_PROPERTY else {
             return properties(named: upper).first
@@ -413,7 +431,17 @@ public final class Component {
         }
     }
 
+    /// Whether one of the eight bytes of `word` is `byte` (the classic zero-byte test on
+    /// `word ^ byte…`: never a miss; a rare false hit only sends the caller bytewise).
+    @inline(__always)
+    private static func hasByte(_ word: UInt64, _ byte: UInt8) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let spread = word ^ (ones &* UInt64(byte))
+        return (spread &- ones) & ~spread & 0x8080_8080_8080_8080 != 0
+    }
+
     static func repair(_ bytes: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
+        assert(EdgeWhitespace.marker == 0xFF, "the eight-byte test below looks for 0xFF")
         let count = bytes.count
         // Grown geometrically: an exact reserve on every call would copy the whole buffer each
         // time a caller serializes many components into one buffer (quadratic).
@@ -423,6 +451,15 @@ public final class Component {
         var copied = 0
         var index = 0
         while index < count {
+            // Eight bytes at a time past those with nothing to repair: no CR, no marker
+            // (0xFF) and no 0xEF, which differ only in 0x10 (4% of writing an .ics, bytewise).
+            if index + 8 <= count {
+                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if !Self.hasByte(word, 0x0D) && !Self.hasByte(word | 0x1010_1010_1010_1010, 0xFF) {
+                    index += 8
+                    continue
+                }
+            }
             let byte = bytes[index]
             guard byte == 0x0D || byte == EdgeWhitespace.marker || byte == 0xEF else {
                 index += 1

@@ -20,7 +20,7 @@ public struct ContentLine: Sendable, Hashable {
 
     /// Creates a line from its parts.
     public init(name: String, parameters: [Parameter] = [], value: String) {
-        self.name = name.uppercased()
+        self.name = name.uppercasedName()
         self.parameters = parameters
         self.value = value
     }
@@ -47,7 +47,7 @@ public struct ContentLine: Sendable, Hashable {
                 "'\(excerpt(bytes))' is not a content line: expected a property name such as SUMMARY"
             )
         }
-        let name = String(decoding: bytes[..<index], as: UTF8.self).uppercased()
+        let name = String(decoding: bytes[..<index], as: UTF8.self).uppercasedName()
         var parameters: [Parameter] = []
         while index < count, bytes[index] == UInt8(ascii: ";") {
             index += 1

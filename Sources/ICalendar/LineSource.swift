@@ -116,7 +116,16 @@ enum UTF8Check {
         bytes.withUnsafeBufferPointer { buffer in
             var index = 0
             let count = buffer.count
+            let base = UnsafeRawBufferPointer(buffer)
             while index < count {
+                // ASCII, the bulk of a calendar, eight bytes at a time.
+                if index + 8 <= count,
+                    base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                        & 0x8080_8080_8080_8080 == 0
+                {
+                    index += 8
+                    continue
+                }
                 let byte = buffer[index]
                 if byte < 0x80 {
                     index += 1

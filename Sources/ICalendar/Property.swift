@@ -10,7 +10,7 @@ public struct Parameter: Sendable, Hashable {
 
     /// Creates `name=value`.
     public init(_ name: String, _ value: String) {
-        self.name = name.uppercased()
+        self.name = name.uppercasedName()
         self.value = value
     }
 }
@@ -76,7 +76,7 @@ public final class Property {
     /// error and traps; text from users goes through ``PropertyValue/text(_:)``.
     public init(_ name: String, _ value: PropertyValue, parameters: [Parameter] = []) {
         Libical.ensureReady()
-        let upper = name.uppercased()
+        let upper = name.uppercasedName()
         let kind = PropertyKinds.kind(of: upper)
         var made: OpaquePointer
         switch value {
@@ -131,7 +131,8 @@ public final class Property {
         // The edge whitespace of a TEXT value survives as it does when a file is read.
         var bytes = Array(contentLine.utf8)
         let nameEnd = bytes.firstIndex { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ":") }
-        let name = String(decoding: bytes[..<(nameEnd ?? bytes.count)], as: UTF8.self).uppercased()
+        let name = String(decoding: bytes[..<(nameEnd ?? bytes.count)], as: UTF8.self)
+            .uppercasedName()
         if let nameEnd, EdgeWhitespace.textProperties.contains(name),
             let valueStart = ICalendarReader.valueStart(of: bytes, from: nameEnd)
         {
@@ -348,7 +349,7 @@ public final class Property {
         let kind = icalproperty_isa(pointer)
         if kind == ICAL_X_PROPERTY {
             if let name = icalproperty_get_x_name(pointer) {
-                return String(cString: name).uppercased()
+                return String(cString: name).uppercasedName()
             }
         }
         return PropertyKinds.name(of: kind)
@@ -371,7 +372,7 @@ public final class Property {
 
     /// The value of the first parameter named `name` (case-insensitive), if any.
     public func parameter(_ name: String) -> String? {
-        let upper = name.uppercased()
+        let upper = name.uppercasedName()
         let kind = icalparameter_string_to_kind(upper)
         if kind != ICAL_X_PARAMETER && kind != ICAL_IANA_PARAMETER && kind != ICAL_NO_PARAMETER {
             guard let found = icalproperty_get_first_parameter(pointer, kind) else { return nil }
@@ -539,6 +540,15 @@ public enum Attachment: Sendable, Equatable {
 }
 
 extension String {
+    /// The text upper-cased, as `uppercased()` does; a name without a lower-case or
+    /// non-ASCII letter (nearly every name in a file) is returned as it is, with no new String.
+    func uppercasedName() -> String {
+        let plain = utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 &- 0x61 < 26 || $0 >= 0x80 }
+        }
+        return plain == true ? self : uppercased()
+    }
+
     /// The line with libical's folds (CRLF and a space) taken out and without its line end.
     ///
     /// Done on the UTF-8 bytes: a fold can fall inside a grapheme cluster (before an emoji

@@ -12,6 +12,7 @@ extension ComponentReading {
         }
         guard !skipped else { return }
         for name in ["DTSTART", "DTEND", "DUE", "DURATION", "RECURRENCE-ID"] {
+            guard component.propertyCount(named: name) > 1 else { continue }
             for extra in component.properties(named: name).dropFirst() { secondProperty(extra) }
         }
         guard let startProperty = component.firstProperty(named: "DTSTART") else {
@@ -69,12 +70,17 @@ extension ComponentReading {
         let placed = zones.place(
             value, tzidWritten: property.parameter("TZID"), property: property.name,
             line: property.lineNumber, notes: &notes)
-        var reproduced: Set<String> = []
-        if placed.keptTZID == nil { reproduced.insert("TZID") }
-        keepParameters(of: property, except: reproduced.union(["VALUE"]))
+        keepParameters(
+            of: property,
+            except: placed.keptTZID == nil ? Self.valueAndZone : Self.valueOnly)
         keepValueType(value, of: property.name)
         return placed
     }
+
+    /// What ``place(_:from:zones:)`` reproduces of a date property's parameters: made once,
+    /// not for each property read (2% of reading an .ics).
+    private static let valueAndZone: Set<String> = ["VALUE", "TZID"]
+    private static let valueOnly: Set<String> = ["VALUE"]
 
     /// A date property whose value type is not the record's (a DATE-TIME on an all-day
     /// record: Outlook's RECURRENCE-ID and EXDATE) keeps its type in `ical_parameters`.
