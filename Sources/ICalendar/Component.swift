@@ -441,7 +441,7 @@ public final class Component {
     }
 
     static func repair(_ bytes: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
-        assert(EdgeWhitespace.marker == 0xFF, "the eight-byte test below looks for 0xFF")
+        assert(EdgeWhitespace.marker == 0xFF)  // what the eight-byte test below looks for
         let count = bytes.count
         // Grown geometrically: an exact reserve on every call would copy the whole buffer each
         // time a caller serializes many components into one buffer (quadratic).
