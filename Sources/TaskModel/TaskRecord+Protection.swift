@@ -31,20 +31,11 @@ extension TaskRecord {
     /// show and check without the key. Subtasks keep their ids, times and whether they are
     /// done; alarms keep when and how they fire.
     public var protectedShell: TaskRecord {
-        var shell = TaskRecord(
-            id: id, dateStart: dateStart, dateFinish: dateFinish, name: Self.sealedName,
-            uid: uid, allDay: allDay, status: status, free: free)
-        shell.kind = kind
-        shell.unscheduled = unscheduled
-        shell.due = due
+        // The times as a redacted export keeps them, and what the diary needs besides.
+        var shell = redacted()
+        shell.name = Self.sealedName
         shell.done = done
-        shell.timeZone = timeZone
-        shell.floating = floating
-        shell.recurrence = recurrence
-        shell.recurrenceID = recurrenceID
-        shell.thisAndFuture = thisAndFuture
         shell.classification = classification
-        shell.icalParameters = icalParameters.filter { Self.timeProperties.contains($0.key) }
         // An alarm keeps when and how it fires, and whom an email alarm goes to (RFC 5545
         // requires recipients), not what it says.
         shell.alarms = alarms.map { alarm in
