@@ -205,6 +205,16 @@ public final class SQLiteDiary: DiaryStore {
             }
             try Self.noteGiven(highest, db)
         }
+        // One index less to write per add: the entries that occupy time are found by their
+        // start in entry_occupied_by_start already, so the index on every entry's start
+        // becomes one on the others' only.
+        migrator.registerMigration("v6: index of free entries") { db in
+            try db.execute(
+                sql: """
+                    DROP INDEX entry_by_start;
+                    CREATE INDEX entry_free_by_start ON entry (date_start) WHERE occupies = 0;
+                    """)
+        }
         return migrator
     }
 
@@ -219,18 +229,21 @@ public final class SQLiteDiary: DiaryStore {
     }
 
     /// The next fresh id: above every id the diary ever gave, never one that was deleted.
+    ///
+    /// The highest id given is the larger of the `highest_id` noted in `meta` and the highest
+    /// id present: an add whose ids are all entries' ids leaves `meta` alone (one page less
+    /// written per add), and every id that leaves the table or lives only inside a record (a
+    /// deleted entry, a subtask) is noted there.
     private static func freshID(_ db: Database) throws -> Int64 {
         // Cached statements: every add runs these, and preparing one costs more than running it.
-        let highest =
-            Int64(
-                try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'highest_id'"))
-                    ?? "0")
-            ?? 0
-        let present =
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM entry")) ?? 0
-        return max(highest, present) + 1
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT \(freshIDExpression)")) ?? 1
     }
+
+    /// SQL for ``freshID(_:)``.
+    private static let freshIDExpression = """
+        max(coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'highest_id'), 0),
+            coalesce((SELECT max(id) FROM entry), 0)) + 1
+        """
 
     /// Notes that ids up to `id` were given.
     private static func noteGiven(_ id: Int64, _ db: Database) throws {
@@ -309,12 +322,29 @@ public final class SQLiteDiary: DiaryStore {
                 )
                 arguments += [from, from]
             }
-            let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            let rows = try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT id, record FROM entry\(filter) ORDER BY date_start, date_finish, id, recurrence_id",
-                arguments: StatementArguments(arguments))
+            let order = "ORDER BY date_start, date_finish, id, recurrence_id"
+            let rows: [Row]
+            if to == nil {
+                let filter =
+                    conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+                rows = try Row.fetchAll(
+                    db, sql: "SELECT id, record FROM entry\(filter) \(order)",
+                    arguments: StatementArguments(arguments))
+            } else {
+                // Entries that occupy time and those that do not have an index on their
+                // start each: one range in each.
+                let filter = conditions.joined(separator: " AND ")
+                let columns = "id, record, date_start, date_finish, recurrence_id"
+                rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(columns) FROM entry WHERE occupies = 1 AND \(filter)
+                        UNION ALL
+                        SELECT \(columns) FROM entry WHERE occupies = 0 AND \(filter)
+                        \(order)
+                        """,
+                    arguments: StatementArguments(arguments + arguments))
+            }
             // SQLite's lower() knows ASCII only: the search is made on the records.
             return try rows.map { row throws in try Self.record(row) }.filter { record in
                 search.map { Rules.matches(record, search: $0) } ?? true
@@ -469,31 +499,64 @@ public final class SQLiteDiary: DiaryStore {
             ])
     }
 
+    /// What an add needs to know before it inserts, in one statement: the next fresh id, and
+    /// whether `record` is clear of every other entry, so that most adds skip the overlap
+    /// queries. It is clear when it does not repeat, no habit starts before it ends, and the
+    /// single entry that starts last before its finish has ended by its start: single entries
+    /// never overlap, so none that starts before that one reaches it.
+    private static func prelude(for record: TaskRecord, _ db: Database) throws -> (
+        fresh: Int64, clear: Bool
+    ) {
+        // Two rows of one integer each, read without a Row: the fresh id, then whether a habit
+        // starts before the end (2) and whether the single entry before is in the way (1).
+        let values = try Int64.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT \(freshIDExpression)
+                    UNION ALL
+                    SELECT 2 * EXISTS (SELECT 1 FROM entry INDEXED BY entry_repeating
+                            WHERE repeats = 1 AND id != ?1 AND date_start < ?2)
+                        + coalesce((SELECT date_finish > ?3 FROM entry INDEXED BY entry_occupied_by_start
+                            WHERE occupies = 1 AND date_start < ?2 AND id != ?1
+                            ORDER BY date_start DESC, date_finish DESC LIMIT 1), 0)
+                    """),
+            arguments: [record.id, record.dateFinish, record.dateStart])
+        guard values.count == 2 else { return (try freshID(db), false) }
+        let fresh = values[0]
+        guard record.occupiesTime else { return (fresh, true) }
+        let habitBefore = values[1] & 2 != 0
+        let singleInTheWay = values[1] & 1 != 0
+        return (fresh, record.recurrence == nil && !habitBefore && !singleInTheWay)
+    }
+
     public func add(_ asked: TaskRecord) throws(DiaryError) -> TaskRecord {
         var record = asked
         try Rules.validate(record)
         return try write { db in
-            if record.id <= 0 {
-                record.id = try Self.freshID(db)
-            } else if let existing = try? Self.find(record.id, db) {
+            if record.id > 0, let existing = try? Self.find(record.id, db) {
                 throw DiaryError.invalid([
                     Problem(
                         field: "id",
                         "\(record.id) is already used by \(DiaryError.describe(existing))")
                 ])
             }
+            let (fresh, clear) = try Self.prelude(for: record, db)
+            if record.id <= 0 { record.id = fresh }
             if Rules.needsIDs(record) {
-                var next = max(try Self.freshID(db), record.id + 1)
+                var next = max(fresh, record.id + 1)
                 Rules.giveIDs(to: &record, from: &next)
             }
-            let pairs = try Self.collisions(of: record, db)
-            if let first = pairs.first {
-                var mine = first.mine
-                if asked.id <= 0 { mine.id = 0 }
-                throw DiaryError.conflict(mine, with: pairs.map(\.other))
+            if !clear {
+                let pairs = try Self.collisions(of: record, db)
+                if let first = pairs.first {
+                    var mine = first.mine
+                    if asked.id <= 0 { mine.id = 0 }
+                    throw DiaryError.conflict(mine, with: pairs.map(\.other))
+                }
             }
             try Self.insert(record, db)
-            try Self.noteGiven(Rules.highestID(in: record), db)
+            // The entry's own id is in the table now; its subtasks' ids live in its record.
+            if !record.subtasks.isEmpty { try Self.noteGiven(Rules.highestID(in: record), db) }
             return record
         }
     }
@@ -549,6 +612,8 @@ public final class SQLiteDiary: DiaryStore {
         try write { db in
             try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
             if db.changesCount == 0 { throw DiaryError.notFound(id) }
+            // Gone from the table, the id is kept from being given again by the note.
+            try Self.noteGiven(id, db)
         }
     }
 
@@ -564,6 +629,8 @@ public final class SQLiteDiary: DiaryStore {
         try write { db in
             try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
             if db.changesCount == 0 { throw DiaryError.notFound(id) }
+            // Gone from the table, the id is kept from being given again by the note.
+            try Self.noteGiven(id, db)
             _ = try Self.importing(
                 records.map { IncomingRecord($0, source: "#\(id)") }, skipConflicts: false,
                 newIDs: false, db)
@@ -608,9 +675,9 @@ public final class SQLiteDiary: DiaryStore {
             if !plan.problems.isEmpty && !skipConflicts {
                 throw DiaryError.importRefused(plan.problems)
             }
-            for record in plan.accepted {
-                try Self.insert(record, db)
-                try Self.noteGiven(Rules.highestID(in: record), db)
+            for record in plan.accepted { try Self.insert(record, db) }
+            if let highest = plan.accepted.map(Rules.highestID).max() {
+                try Self.noteGiven(highest, db)
             }
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
         }

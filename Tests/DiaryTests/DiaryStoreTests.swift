@@ -84,6 +84,22 @@ struct DiaryStoreTests {
     }
 
     @Test(
+        "the id of a deleted entry is never given again, even when it was the highest",
+        arguments: Backend.allCases)
+    func deletedIDsStayUsed(backend: Backend) throws {
+        let (store, cleanUp) = try backend.makeStore()
+        defer { cleanUp() }
+        #expect(try store.add(entry(0, 0, 3600, "first")).id == 1)
+        #expect(try store.add(entry(0, 3600, 7200, "second")).id == 2)
+        try store.delete(2)
+        #expect(try store.add(entry(0, 3600, 7200, "third")).id == 3)
+        try store.replace(3, with: [entry(3, 7200, 9000, "third, moved")])
+        try store.delete(3)
+        try store.delete(1)
+        #expect(try store.add(entry(0, 0, 3600, "fourth")).id == 4)
+    }
+
+    @Test(
         "an overlapping entry is refused and the refusal names the entry it collides with",
         arguments: Backend.allCases)
     func refusesOverlap(backend: Backend) throws {
