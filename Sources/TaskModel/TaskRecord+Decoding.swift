@@ -66,9 +66,26 @@ struct FieldReader {
 /// Typed reads of one JSON object's fields; each throws a ``Problem`` saying what was expected.
 struct Fields {
     let members: [JSONValue.Member]
+    /// One bit for each length (modulo 64) of the names present: a record is asked for some
+    /// thirty names and holds a handful, and a name whose bit is clear is known absent
+    /// without a comparison.
+    private let present: UInt64
+
+    init(members: [JSONValue.Member]) {
+        self.members = members
+        var present: UInt64 = 0
+        for member in members { present |= Self.bit(member.name) }
+        self.present = present
+    }
+
+    @inline(__always)
+    private static func bit(_ name: String) -> UInt64 {
+        1 << (UInt64(truncatingIfNeeded: name.utf8.count) & 63)
+    }
 
     /// The member `name` (the first of that name), `null` included.
     func value(_ name: String) -> JSONValue? {
+        guard present & Self.bit(name) != 0 else { return nil }
         // Lengths first: == on strings that differ takes its slow Unicode path, and most names
         // asked for differ from most present in length (the names asked for are ASCII, which
         // no spelling of another length equals).
