@@ -363,7 +363,11 @@ final class NDJSONRecordSource: RecordSource {
             self.failure = failure
         }
     }
-    private var inFlight: InFlight?
+    /// The batches being decoded, oldest first: while the main thread waits for the oldest
+    /// or reads the lines of the next, the workers have the one after it to decode.
+    private var inFlight: [InFlight] = []
+    /// Batches kept in flight on several workers.
+    private static let batchesAhead = 4
 
     init(path: String, workers: Int = 1, reading: TaskJSON.Reading = .whole) throws(Diagnostic) {
         self.path = path
@@ -442,7 +446,7 @@ final class NDJSONRecordSource: RecordSource {
                 flight.group.leave()
             }
         }
-        inFlight = flight
+        inFlight.append(flight)
     }
 
     /// Makes the next batch ready. On one worker the lines are decoded here; on several,
@@ -457,8 +461,9 @@ final class NDJSONRecordSource: RecordSource {
             pendingFailure = failure
             return
         }
-        if inFlight == nil { startBatch() }
-        guard let flight = inFlight else { return }
+        while inFlight.count < Self.batchesAhead && !finishedReading { startBatch() }
+        guard !inFlight.isEmpty else { return }
+        let flight = inFlight.removeFirst()
         flight.group.wait()
         var runs = flight.runs.withLock { runs in
             defer { runs = [] }
@@ -468,8 +473,12 @@ final class NDJSONRecordSource: RecordSource {
             while let line = run.popLast() { ready.append(line) }
         }
         pendingFailure = flight.failure
-        inFlight = nil
-        if !finishedReading { startBatch() }
+        if pendingFailure != nil {
+            // The lines after a failure are not handed out.
+            inFlight = []
+        } else if !finishedReading {
+            startBatch()
+        }
     }
 
     func next() throws(Diagnostic) -> SourceItem? {
@@ -478,10 +487,10 @@ final class NDJSONRecordSource: RecordSource {
                 if let failure = pendingFailure {
                     pendingFailure = nil
                     finishedReading = true
-                    inFlight = nil
+                    inFlight = []
                     throw failure
                 }
-                if finishedReading && inFlight == nil { return nil }
+                if finishedReading && inFlight.isEmpty { return nil }
                 fill()
                 continue
             }
