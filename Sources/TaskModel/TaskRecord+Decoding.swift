@@ -6,7 +6,7 @@ struct FieldReader {
     let fields: Fields
     var problems: [Problem] = []
 
-    init(_ json: JSONValue, known: Set<String>, what: String) throws {
+    init(_ json: JSONValue, known: FieldNames, what: String) throws {
         guard case .object(let members) = json else {
             throw RecordProblems([Problem(field: "", "expected a JSON object (\(what))")])
         }
@@ -16,7 +16,7 @@ struct FieldReader {
             if !unknown.contains(member.name) { unknown.append(member.name) }
         }
         if !unknown.isEmpty {
-            let expected = known.sorted().joined(separator: ", ")
+            let expected = known.names.sorted().joined(separator: ", ")
             for key in unknown.sorted() {
                 problems.append(Problem(field: key, "unknown field; expected one of \(expected)"))
             }
@@ -26,20 +26,26 @@ struct FieldReader {
     func has(_ name: String) -> Bool { fields.has(name) }
 
     mutating func required<T>(_ name: String, _ read: (Fields, String) throws -> T?) -> T? {
-        guard fields.value(name) != nil else {
+        switch fields.value(name) {
+        case nil:
             problems.append(Problem(field: name, "missing; this field is required"))
             return nil
-        }
-        // `null` is no value: reading it as absent would leave a required field unset.
-        guard has(name) else {
+        case .null?:
+            // `null` is no value: reading it as absent would leave a required field unset.
             problems.append(Problem(field: name, "is null; this field is required"))
             return nil
+        default:
+            return reading(name, read)
         }
-        return optional(name, read)
     }
 
     mutating func optional<T>(_ name: String, _ read: (Fields, String) throws -> T?) -> T? {
         guard has(name) else { return nil }
+        return reading(name, read)
+    }
+
+    /// `read` of the member `name`, which is there and not null; its problems are noted.
+    private mutating func reading<T>(_ name: String, _ read: (Fields, String) throws -> T?) -> T? {
         do {
             return try read(fields, name)
         } catch let error as RecordProblems {
@@ -60,6 +66,26 @@ struct FieldReader {
         if let problems = error as? RecordProblems { return problems.description }
         if let problem = error as? Problem { return problem.message }
         return "\(error)"
+    }
+}
+
+/// The field names an object of the task format may have, looked up by comparing a name
+/// with the few of its length instead of hashing it: every member of every record is looked
+/// up, and hashing was the most of reading a record's names.
+struct FieldNames: ExpressibleByArrayLiteral, Sendable {
+    let names: Set<String>
+    /// The names of each length (in UTF-8 bytes) below 32; longer ones are in the last.
+    private let byLength: [[String]]
+
+    init(arrayLiteral names: String...) {
+        self.names = Set(names)
+        var byLength = [[String]](repeating: [], count: 33)
+        for name in self.names { byLength[min(name.utf8.count, 32)].append(name) }
+        self.byLength = byLength
+    }
+
+    func contains(_ name: String) -> Bool {
+        byLength[min(name.utf8.count, 32)].contains(name)
     }
 }
 
@@ -97,8 +123,10 @@ struct Fields {
     }
 
     func has(_ name: String) -> Bool {
-        guard let value = value(name) else { return false }
-        return value != .null
+        switch value(name) {
+        case nil, .null?: false
+        default: true
+        }
     }
 
     func string(_ name: String) throws -> String {
@@ -345,13 +373,20 @@ public enum Timestamp {
 
     /// `text` as Unix seconds: an optional `-` and decimal digits, nothing else.
     public static func parse(_ text: String) -> Int64? {
-        var digits = text.utf8[...]
-        if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
-        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ (0x30...0x39).contains($0) })
-        else {
-            return nil
+        var text = text
+        return text.withUTF8 { bytes -> Int64? in
+            let negative = bytes.first == UInt8(ascii: "-")
+            let digits = negative ? bytes.count - 1 : bytes.count
+            // Eighteen digits cannot overflow.
+            guard digits > 0, digits <= 18 else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[(negative ? 1 : 0)...] {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return negative ? -value : value
         }
-        return Int64(text)
     }
 }
 
@@ -362,7 +397,7 @@ extension TaskRecord: Decodable {
         try self.init(json: JSONValue(from: decoder))
     }
 
-    static let fields: Set<String> = [
+    static let fields: FieldNames = [
         "id", "date_start", "date_finish", "name", "kind", "description", "uid", "recurrence_id",
         "all_day", "time_zone", "due", "done", "status", "free", "location", "categories",
         "color", "class", "url", "organizer", "attendees", "recurrence", "attachments", "alarms",
@@ -465,7 +500,7 @@ extension TaskRecord: Decodable {
 }
 
 extension CalendarInfo: Decodable {
-    static let fields: Set<String> = ["ical_extra", "ical_components", "name"]
+    static let fields: FieldNames = ["ical_extra", "ical_components", "name"]
 
     /// Decodes the `calendar` member through any `Decoder`, reporting every problem at once.
     public init(from decoder: any Decoder) throws {
@@ -485,7 +520,7 @@ extension CalendarInfo: Decodable {
 }
 
 extension Person {
-    static let fields: Set<String> = ["address", "name", "parameters"]
+    static let fields: FieldNames = ["address", "name", "parameters"]
 
     init(json: JSONValue) throws {
         var reader = try FieldReader(json, known: Self.fields, what: "a person")
@@ -508,7 +543,7 @@ extension Person {
 }
 
 extension Recurrence {
-    static let fields: Set<String> = ["rule", "exdates", "rdates"]
+    static let fields: FieldNames = ["rule", "exdates", "rdates"]
 
     init(json: JSONValue) throws {
         var reader = try FieldReader(json, known: Self.fields, what: "a recurrence")
@@ -521,7 +556,7 @@ extension Recurrence {
 }
 
 extension Attachment {
-    static let fields: Set<String> = [
+    static let fields: FieldNames = [
         "filename", "mime_type", "data", "url", "path", "ical_parameters",
     ]
 
@@ -553,7 +588,7 @@ extension Attachment {
 }
 
 extension Alarm {
-    static let fields: Set<String> = [
+    static let fields: FieldNames = [
         "action", "trigger", "related", "trigger_at", "description", "summary", "attendees",
         "sound",
         "repeat", "repeat_interval", "enabled", "ical_extra", "ical_parameters",

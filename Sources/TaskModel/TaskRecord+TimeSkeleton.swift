@@ -20,6 +20,15 @@ extension TaskRecord {
         return slim
     }
 
+    /// Whether the record is its own ``timeSkeleton`` already (as a reader of
+    /// ``TaskJSON/Reading/timesOnly`` gives it), so that no copy need be made.
+    public var isTimeSkeleton: Bool {
+        description == nil && attachments.isEmpty && alarms.isEmpty && subtasks.isEmpty
+            && location == nil && categories.isEmpty && color == nil && url == nil
+            && organizer == nil && attendees.isEmpty && icalParameters.isEmpty
+            && icalExtra.isEmpty && icalComponents.isEmpty
+    }
+
     /// The JSON fields of what ``timeSkeleton`` leaves out: a reader that wants skeletons
     /// checks their syntax only and never builds them (``TaskJSON/Reading/timesOnly``).
     static let untimedFields: Set<String> = [

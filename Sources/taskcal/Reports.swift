@@ -94,12 +94,7 @@ struct ReportInputs: ParsableArguments {
         var bounds = Expansion.Bounds()
         var held: [(TaskRecord, Location)] = []
         var holding = false
-        try readAll(inputs, timesOnly: timesOnly) { record, location in
-            guard !record.unscheduled else {
-                unscheduled?(record)
-                return
-            }
-            let record = timesOnly ? record.timeSkeleton : record
+        func take(_ record: TaskRecord, _ location: Location) {
             bounds.include(record)
             holding = holding || record.recurrence != nil || record.recurrenceID != nil
             if holding {
@@ -108,6 +103,18 @@ struct ReportInputs: ParsableArguments {
                 // Without a window every single record is inside the default one, which
                 // runs from the first start to a year past the last finish.
                 body(record, location)
+            }
+        }
+        try readAll(inputs, timesOnly: timesOnly) { record, location in
+            guard !record.unscheduled else {
+                unscheduled?(record)
+                return
+            }
+            // A record read times-only is passed on as it is, not copied.
+            if timesOnly && !record.isTimeSkeleton {
+                take(record.timeSkeleton, location)
+            } else {
+                take(record, location)
             }
         }
         guard !held.isEmpty else { return }
