@@ -249,7 +249,7 @@ public enum Converter {
                 record(error)  // the rest of this input cannot be read
                 return
             }
-            switch item {
+            switch consume item {
             case .record(let taskRecord, let location):
                 report.records += 1
                 guard report.errors.isEmpty || keepGoing else { continue }

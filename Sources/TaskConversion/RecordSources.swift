@@ -503,7 +503,7 @@ final class NDJSONRecordSource: RecordSource {
                             $0.message)
                     })
             }
-            switch result {
+            switch consume result {
             case .failure(let error):
                 return .failed([Diagnostic(.error, location, error.message, code: .invalidJSON)])
             case .success(.calendar(let info)) where number == 1:

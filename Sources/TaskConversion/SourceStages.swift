@@ -140,17 +140,23 @@ final class CalendarCheckSource: RecordSource {
                 ])
             }
         }
-        guard case .record(let record, let location) = item else { return item }
-        let problems = CalendarChecks.problems(of: record, zones: catalog?.zones ?? ZoneCatalog())
-        if problems.isEmpty { return item }
-        return .failed(
-            problems.map {
-                Diagnostic(
-                    .error,
-                    Location(
-                        file: location.file, line: location.line, index: location.index,
-                        field: $0.field), $0.message)
-            })
+        // The record is taken out of the item and put back, not copied.
+        switch consume item {
+        case .record(let record, let location):
+            let problems = CalendarChecks.problems(
+                of: record, zones: catalog?.zones ?? ZoneCatalog())
+            if problems.isEmpty { return .record(record, location) }
+            return .failed(
+                problems.map {
+                    Diagnostic(
+                        .error,
+                        Location(
+                            file: location.file, line: location.line, index: location.index,
+                            field: $0.field), $0.message)
+                })
+        case let other:
+            return other
+        }
     }
 }
 

@@ -133,25 +133,14 @@ public enum TaskJSON {
     /// fixed: UTF-16 or UTF-32 (by their byte-order marks or zero bytes), a NUL byte, or the
     /// first byte that is not UTF-8 (a Latin-1 `é`), with its line and column.
     static func encodingProblem(_ data: Data) -> SyntaxError? {
-        let head = Array(data.prefix(4))
-        func wide(_ name: String) -> SyntaxError {
-            SyntaxError(
-                line: 1,
-                message:
-                    "the file is \(name), not UTF-8 as JSON must be; re-encode it, for example with iconv -f \(name) -t UTF-8"
-            )
-        }
-        if head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return wide("UTF-32LE") }
-        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return wide("UTF-32BE") }
-        if head.starts(with: [0xFF, 0xFE]) { return wide("UTF-16LE") }
-        if head.starts(with: [0xFE, 0xFF]) { return wide("UTF-16BE") }
-        if head.count == 4, head[0] != 0, head[1] == 0, head[2] != 0, head[3] == 0 {
-            return wide("UTF-16LE")
-        }
-        if head.count == 4, head[0] == 0, head[1] != 0, head[2] == 0, head[3] != 0 {
-            return wide("UTF-16BE")
-        }
-        return data.withUnsafeBytes { bytes -> SyntaxError? in
+        data.withUnsafeBytes { bytes -> SyntaxError? in
+            if let name = wideEncoding(bytes) {
+                return SyntaxError(
+                    line: 1,
+                    message:
+                        "the file is \(name), not UTF-8 as JSON must be; re-encode it, for example with iconv -f \(name) -t UTF-8"
+                )
+            }
             guard let bad = firstNonText(bytes) else { return nil }
             // Where it is: every byte before it is text, so a character is a byte that is no
             // UTF-8 continuation byte.
@@ -176,6 +165,25 @@ public enum TaskJSON {
                     "byte 0x\(String(byte, radix: 16, uppercase: true)) at column \(column) is not UTF-8, which JSON must be; re-encode the file, for example with iconv -f LATIN1 -t UTF-8"
             )
         }
+    }
+
+    /// The UTF-16 or UTF-32 encoding `bytes` are in, by their byte-order mark or the zero
+    /// bytes of ASCII text, if they are.
+    private static func wideEncoding(_ bytes: UnsafeRawBufferPointer) -> String? {
+        // Text that starts with no zero byte and no 0xFE or 0xFF is neither (nearly every line).
+        if bytes.count >= 2, bytes[0] != 0, bytes[0] < 0xFE, bytes[1] != 0 { return nil }
+        let head = Array(bytes.prefix(4))
+        if head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return "UTF-32LE" }
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return "UTF-32BE" }
+        if head.starts(with: [0xFF, 0xFE]) { return "UTF-16LE" }
+        if head.starts(with: [0xFE, 0xFF]) { return "UTF-16BE" }
+        if head.count == 4, head[0] != 0, head[1] == 0, head[2] != 0, head[3] == 0 {
+            return "UTF-16LE"
+        }
+        if head.count == 4, head[0] == 0, head[1] != 0, head[2] == 0, head[3] != 0 {
+            return "UTF-16BE"
+        }
+        return nil
     }
 
     /// The offset of the first byte that is a NUL or not part of well-formed UTF-8, if any.
