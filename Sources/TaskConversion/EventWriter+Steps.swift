@@ -11,11 +11,12 @@ struct ComponentWriting {
     let zone: CalendarZone?
     /// Names of properties written so far, to refuse a verbatim line that repeats one RFC
     /// 5545 allows once.
-    var written: Set<String> = []
+    var written: [String] = []
 
     init(record: TaskRecord, writer: EventWriter) throws {
         self.record = record
         self.writer = writer
+        written.reserveCapacity(16)
         switch record.kind {
         case .event: component = Component(kind: .event)
         case .todo: component = Component(kind: .todo)
@@ -50,7 +51,7 @@ struct ComponentWriting {
             all += kept.filter { !present.contains($0.name) }
         }
         component.addProperty(name, value, parameters: all)
-        written.insert(name)
+        written.append(name)
     }
 
     // MARK: - Identity
@@ -222,7 +223,7 @@ struct ComponentWriting {
             var line = ContentLine(name: "RRULE", value: rule)
             line.parameters = record.icalParameters["RRULE"].flatMap(ParameterText.parse) ?? []
             component.add(Property(verbatim: line))
-            written.insert("RRULE")
+            written.append("RRULE")
         }
         for time in recurrence.rdates {
             add("RDATE", .dateTime(self.time(time, for: "RDATE")))

@@ -60,8 +60,29 @@ public struct UIDScheme: Sendable, Hashable {
 
     /// The UID for `id`.
     public func uid(for id: Int64) -> String {
-        if let tag { return "taskcal-\(id)-\(tag)@\(domain)" }
-        return "taskcal-\(id)@\(domain)"
+        // Written byte by byte into one String: every record written asks for its UID, and
+        // interpolation appended five times.
+        let number = String(id)
+        let count =
+            8 + number.utf8.count + (tag.map { $0.utf8.count + 1 } ?? 0) + 1 + domain.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var index = 0
+            func put(_ text: String) {
+                for byte in text.utf8 {
+                    buffer[index] = byte
+                    index += 1
+                }
+            }
+            put("taskcal-")
+            put(number)
+            if let tag {
+                put("-")
+                put(tag)
+            }
+            put("@")
+            put(domain)
+            return index
+        }
     }
 
     /// What a UID says.
