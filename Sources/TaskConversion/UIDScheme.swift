@@ -67,21 +67,27 @@ public struct UIDScheme: Sendable, Hashable {
             8 + number.utf8.count + (tag.map { $0.utf8.count + 1 } ?? 0) + 1 + domain.utf8.count
         return String(unsafeUninitializedCapacity: count) { buffer in
             var index = 0
-            func put(_ text: String) {
-                for byte in text.utf8 {
-                    buffer[index] = byte
-                    index += 1
-                }
-            }
-            put("taskcal-")
-            put(number)
+            Self.put("taskcal-", into: buffer, at: &index)
+            Self.put(number, into: buffer, at: &index)
             if let tag {
-                put("-")
-                put(tag)
+                Self.put("-", into: buffer, at: &index)
+                Self.put(tag, into: buffer, at: &index)
             }
-            put("@")
-            put(domain)
+            Self.put("@", into: buffer, at: &index)
+            Self.put(domain, into: buffer, at: &index)
             return index
+        }
+    }
+
+    private static func put(
+        _ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: inout Int
+    ) {
+        var text = text
+        text.withUTF8 { bytes in
+            for byte in bytes {
+                buffer[index] = byte
+                index += 1
+            }
         }
     }
 
@@ -98,7 +104,11 @@ public struct UIDScheme: Sendable, Hashable {
     ///
     /// Read on the UTF-8 bytes: every record read asks this of its UID.
     public func parse(_ uid: String) -> Parsed? {
-        let bytes = Array(uid.utf8)
+        var text = uid
+        return text.withUTF8 { bytes in parse(uid, bytes: bytes) }
+    }
+
+    private func parse(_ uid: String, bytes: UnsafeBufferPointer<UInt8>) -> Parsed? {
         let prefix = 8  // "taskcal-"
         guard bytes.count > prefix, bytes.starts(with: "taskcal-".utf8),
             let at = bytes.firstIndex(of: UInt8(ascii: "@")), at >= prefix, at + 1 < bytes.count
@@ -115,7 +125,7 @@ public struct UIDScheme: Sendable, Hashable {
         guard !digits.isEmpty, digits.count <= 19,
             digits.allSatisfy({ (0x30...0x39).contains($0) }),
             digits.first != UInt8(ascii: "0") || digits.count == 1,
-            !(number.first == UInt8(ascii: "-") && digits == [UInt8(ascii: "0")]),
+            !(number.first == UInt8(ascii: "-") && digits.elementsEqual([UInt8(ascii: "0")])),
             let id = Int64(String(decoding: number, as: UTF8.self))
         else { return nil }
         return Parsed(id: id, isDerived: namespace != nil && uid == self.uid(for: id))
