@@ -236,13 +236,24 @@ public final class SQLiteDiary: DiaryStore {
     /// deleted entry, a subtask) is noted there.
     private static func freshID(_ db: Database) throws -> Int64 {
         // Cached statements: every add runs these, and preparing one costs more than running it.
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT \(freshIDExpression)")) ?? 1
+        try Int64.fetchOne(db.cachedStatement(sql: freshIDQuery)) ?? 1
     }
 
     /// SQL for ``freshID(_:)``.
-    private static let freshIDExpression = """
-        max(coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'highest_id'), 0),
+    private static let freshIDQuery = """
+        SELECT max(coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'highest_id'), 0),
             coalesce((SELECT max(id) FROM entry), 0)) + 1
+        """
+
+    /// Whether something may be in the way of an entry (?1 its id, ?2 its finish, ?3 its
+    /// start): 2 when a habit starts before it ends, plus 1 when the single entry that
+    /// starts last before its finish ends after its start.
+    private static let wayQuery = """
+        SELECT 2 * EXISTS (SELECT 1 FROM entry INDEXED BY entry_repeating
+                WHERE repeats = 1 AND id != ?1 AND date_start < ?2)
+            + coalesce((SELECT date_finish > ?3 FROM entry INDEXED BY entry_occupied_by_start
+                WHERE occupies = 1 AND date_start < ?2 AND id != ?1
+                ORDER BY date_start DESC, date_finish DESC LIMIT 1), 0)
         """
 
     /// Notes that ids up to `id` were given.
@@ -510,16 +521,7 @@ public final class SQLiteDiary: DiaryStore {
         // Two rows of one integer each, read without a Row: the fresh id, then whether a habit
         // starts before the end (2) and whether the single entry before is in the way (1).
         let values = try Int64.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT \(freshIDExpression)
-                    UNION ALL
-                    SELECT 2 * EXISTS (SELECT 1 FROM entry INDEXED BY entry_repeating
-                            WHERE repeats = 1 AND id != ?1 AND date_start < ?2)
-                        + coalesce((SELECT date_finish > ?3 FROM entry INDEXED BY entry_occupied_by_start
-                            WHERE occupies = 1 AND date_start < ?2 AND id != ?1
-                            ORDER BY date_start DESC, date_finish DESC LIMIT 1), 0)
-                    """),
+            db.cachedStatement(sql: freshIDQuery + "\nUNION ALL\n" + wayQuery),
             arguments: [record.id, record.dateFinish, record.dateStart])
         guard values.count == 2 else { return (try freshID(db), false) }
         let fresh = values[0]
