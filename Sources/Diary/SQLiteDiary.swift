@@ -235,7 +235,7 @@ public final class SQLiteDiary: DiaryStore {
     /// written per add), and every id that leaves the table or lives only inside a record (a
     /// deleted entry, a subtask) is noted there.
     private static func freshID(_ db: Database) throws -> Int64 {
-        // Cached statements: every add runs these, and preparing one costs more than running it.
+        // A cached statement: preparing one costs more than running it.
         try Int64.fetchOne(db.cachedStatement(sql: freshIDQuery)) ?? 1
     }
 
