@@ -187,7 +187,8 @@ public enum TaskJSON {
     }
 
     /// The offset of the first byte that is a NUL or not part of well-formed UTF-8, if any.
-    /// ASCII without NULs, most of any file, is passed over eight bytes at a time.
+    /// ASCII without NULs, most of any file, is passed over eight bytes at a time; the two-
+    /// and three-byte forms (Cyrillic, Greek, CJK …) are checked each with a test or two.
     private static func firstNonText(_ bytes: UnsafeRawBufferPointer) -> Int? {
         let count = bytes.count
         var index = 0
@@ -202,41 +203,47 @@ public enum TaskJSON {
                 }
             }
             let byte = bytes[index]
-            if byte == 0 { return index }
             if byte < 0x80 {
+                if byte == 0 { return index }
                 index += 1
                 continue
             }
-            let length =
-                byte >= 0xC2 && byte <= 0xDF
-                ? 2 : byte >= 0xE0 && byte <= 0xEF ? 3 : byte >= 0xF0 && byte <= 0xF4 ? 4 : 0
-            guard length > 0, index + length <= count, isScalar(bytes, at: index, length: length)
+            // RFC 3629's table: the lead byte gives the length and the second byte's range
+            // (narrower after E0, ED, F0 and F4: no overlong form, no surrogate, nothing past
+            // U+10FFFF); the bytes after the second are continuation bytes.
+            if byte >= 0xC2 && byte <= 0xDF {
+                guard index + 1 < count, bytes[index + 1] & 0xC0 == 0x80 else { return index }
+                index += 2
+                continue
+            }
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch byte {
+            case 0xE0:
+                length = 3
+                low = 0xA0
+            case 0xED:
+                length = 3
+                high = 0x9F
+            case 0xE1...0xEF: length = 3
+            case 0xF0:
+                length = 4
+                low = 0x90
+            case 0xF4:
+                length = 4
+                high = 0x8F
+            case 0xF1...0xF3: length = 4
+            default: return index
+            }
+            guard index + length <= count else { return index }
+            let second = bytes[index + 1]
+            guard second >= low, second <= high, bytes[index + 2] & 0xC0 == 0x80,
+                length == 3 || bytes[index + 3] & 0xC0 == 0x80
             else { return index }
             index += length
         }
         return nil
-    }
-
-    /// Whether the `length` bytes at `index` (a lead byte already checked) are one
-    /// well-formed UTF-8 scalar: continuation bytes, no overlong form, no surrogate, nothing
-    /// past U+10FFFF (the second byte's narrower ranges of RFC 3629's table).
-    @inline(__always)
-    private static func isScalar(_ bytes: UnsafeRawBufferPointer, at index: Int, length: Int)
-        -> Bool
-    {
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch bytes[index] {
-        case 0xE0: low = 0xA0
-        case 0xED: high = 0x9F
-        case 0xF0: low = 0x90
-        case 0xF4: high = 0x8F
-        default: break
-        }
-        let second = bytes[index + 1]
-        guard second >= low, second <= high else { return false }
-        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 { return false }
-        return true
     }
 
     private static func withoutByteOrderMark(_ data: Data) -> Data {
