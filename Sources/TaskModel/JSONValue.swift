@@ -161,6 +161,7 @@ extension JSONValue: Decodable {
 private struct Parser {
     let bytes: UnsafeRawBufferPointer
     let skipping: JSONValue.Skipping?
+    let knownNames = KnownNames.taskFormat
     var index = 0
 
     init(bytes: UnsafeRawBufferPointer, skipping: JSONValue.Skipping?) {
@@ -283,10 +284,14 @@ private struct Parser {
             guard bytes[index] == UInt8(ascii: "\"") else { throw fail("Invalid value", at: index) }
             let nameStart = index + 1
             let name: String
-            switch try build ? string() : skipString() {
-            case .string(let text): name = text
-            case .invalidString(let reason): name = "(\(reason))"
-            default: name = ""
+            if build, let known = knownName() {
+                name = known
+            } else {
+                switch try build ? string() : skipString() {
+                case .string(let text): name = text
+                case .invalidString(let reason): name = "(\(reason))"
+                default: name = ""
+                }
             }
             let skipped =
                 skipsHere
@@ -317,6 +322,18 @@ private struct Parser {
                 throw fail("Invalid value", at: index)
             }
         }
+    }
+
+    /// The member name at `index` (its opening quote) when it is one of the task format's,
+    /// written plainly: taken from ``KnownNames``, with `index` past its closing quote.
+    private mutating func knownName() -> String? {
+        let start = index + 1
+        let stop = ByteScan.stringStop(in: bytes, from: start)
+        guard stop < bytes.count, bytes[stop] == UInt8(ascii: "\""),
+            let name = knownNames.name(in: bytes, at: start, length: stop - start)
+        else { return nil }
+        index = stop + 1
+        return name
     }
 
     /// A string: its text, or why it is none (the whole string is read either way).

@@ -89,6 +89,91 @@ struct FieldNames: ExpressibleByArrayLiteral, Sendable {
     }
 }
 
+/// The member names of the task format, each made once: the JSON reader finds a record's
+/// names here by their bytes instead of making (and checking as UTF-8) a String for each name
+/// of every record. A name not found, or one that shares its slot with another, is made as
+/// any string is.
+struct KnownNames: Sendable {
+    /// Per slot: the name's length (0 for an empty slot) and its bytes as two words.
+    private var keys = [UInt64](repeating: 0, count: 256 * 3)
+    private var names = [String?](repeating: nil, count: 256)
+
+    static let taskFormat: KnownNames = {
+        var names = TaskRecord.fields.names
+        for more in [
+            CalendarInfo.fields, Person.fields, Recurrence.fields, Attachment.fields,
+            Alarm.fields,
+        ] {
+            names.formUnion(more.names)
+        }
+        names.formUnion(["calendar", "records"])
+        var table = KnownNames()
+        // Sorted, so that which of two names sharing a slot wins does not depend on hashing.
+        for name in names.sorted() {
+            var bytes = Array(name.utf8)
+            let length = bytes.count
+            guard length <= 16 else { continue }
+            bytes += [UInt8](repeating: 0, count: 16 - length)
+            let (low, high) = bytes.withUnsafeBytes {
+                (
+                    $0.loadUnaligned(as: UInt64.self),
+                    $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                )
+            }
+            let slot = Self.slot(length, low, high)
+            if table.names[slot] == nil {
+                table.keys[slot * 3] = UInt64(length)
+                table.keys[slot * 3 + 1] = low
+                table.keys[slot * 3 + 2] = high
+                table.names[slot] = name
+            }
+        }
+        return table
+    }()
+
+    /// The name whose UTF-8 is the `length` bytes at `start` of `bytes`, if it is one of the
+    /// table's.
+    @inline(__always)
+    func name(in bytes: UnsafeRawBufferPointer, at start: Int, length: Int) -> String? {
+        guard length > 0, length <= 16 else { return nil }
+        var low: UInt64
+        var high: UInt64 = 0
+        if start + 16 <= bytes.count {
+            // Two loads, the bytes past the name masked off.
+            low = bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self)
+            if length < 8 {
+                low &= (1 << UInt64(8 * length)) &- 1
+            } else {
+                high = bytes.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)
+                if length < 16 { high &= (1 << UInt64(8 * (length - 8))) &- 1 }
+            }
+        } else {
+            low = 0
+            for offset in 0..<length {
+                let byte = UInt64(bytes[start + offset])
+                if offset < 8 {
+                    low |= byte << UInt64(8 * offset)
+                } else {
+                    high |= byte << UInt64(8 * (offset - 8))
+                }
+            }
+        }
+        let slot = Self.slot(length, low, high)
+        guard keys[slot * 3] == UInt64(length), keys[slot * 3 + 1] == low,
+            keys[slot * 3 + 2] == high
+        else { return nil }
+        return names[slot]
+    }
+
+    @inline(__always)
+    private static func slot(_ length: Int, _ low: UInt64, _ high: UInt64) -> Int {
+        let mixed =
+            (low &* 0x9E37_79B9_7F4A_7C15) ^ (high &* 0xC2B2_AE3D_27D4_EB4F)
+            ^ UInt64(truncatingIfNeeded: length)
+        return Int(truncatingIfNeeded: mixed >> 56)
+    }
+}
+
 /// Typed reads of one JSON object's fields; each throws a ``Problem`` saying what was expected.
 struct Fields {
     let members: [JSONValue.Member]

@@ -27,6 +27,25 @@ struct JSONValueTests {
         #expect(try parse(#"{"k": 1, "k": 2}"#)["k"] == .number("1"), "the first member wins")
     }
 
+    @Test("member names are read alike whether the task format knows them or not")
+    func memberNames() throws {
+        // Known names (from the table), near-misses, an escaped spelling and an unknown name,
+        // in the middle of the text and as the last bytes of it (fewer than 16 left to load).
+        let names = [
+            "id", "date_start", "date_stArt", "date_star", "date_startx", "this_and_future",
+            "ical_components", "x", "calendar", "records", "описание", "",
+        ]
+        func firstName(_ value: JSONValue) -> String? {
+            guard case .object(let members) = value else { return nil }
+            return members.first?.name
+        }
+        for name in names {
+            #expect(firstName(try parse(#"{"\#(name)": 1, "padding to read past": 2}"#)) == name)
+            #expect(firstName(try parse(#"{"\#(name)":1}"#)) == name)
+        }
+        #expect(firstName(try parse(#"{"dat\u0065_start": 1}"#)) == "date_start")
+    }
+
     @Test("strings that are no text are values that say why, not syntax errors")
     func invalidStrings() throws {
         #expect(
