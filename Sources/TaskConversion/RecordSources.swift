@@ -473,12 +473,8 @@ final class NDJSONRecordSource: RecordSource {
             while let line = run.popLast() { ready.append(line) }
         }
         pendingFailure = flight.failure
-        if pendingFailure != nil {
-            // The lines after a failure are not handed out.
-            inFlight = []
-        } else if !finishedReading {
-            startBatch()
-        }
+        // A batch that met a failure is the last one read, so nothing is in flight after it.
+        if !finishedReading { startBatch() }
     }
 
     func next() throws(Diagnostic) -> SourceItem? {
