@@ -316,6 +316,75 @@ struct DiaryCommandTests {
         #expect(try diary(["check"]).stdout.contains("ok: 6 entries"))
     }
 
+    @Test(
+        "a diary of schema v6 keeps its changed occurrences when its rows are keyed by id (v7)")
+    func migrationOfChangedOccurrences() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // The file as schema v6 left it: a weekly entry with one occurrence moved, and a
+        // single entry after it.
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.executescript('''
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1: entries'), ('v2: repeating entries'),
+              ('v3: identity'), ('v4: changed occurrences'), ('v5: subtask ids'),
+              ('v6: index of free entries');
+            CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO meta VALUES ('identity', 'diary-v6'), ('highest_id', '9');
+            CREATE TABLE entry (row INTEGER PRIMARY KEY, id INTEGER NOT NULL,
+              recurrence_id INTEGER, date_start INTEGER NOT NULL, date_finish INTEGER NOT NULL,
+              name TEXT NOT NULL CHECK (length(name) > 0), description TEXT,
+              occupies BOOLEAN NOT NULL, repeats BOOLEAN NOT NULL DEFAULT 0, record TEXT NOT NULL,
+              CHECK (date_finish >= date_start));
+            CREATE UNIQUE INDEX entry_key ON entry (id, coalesce(recurrence_id, -9223372036854775808));
+            CREATE INDEX entry_occupied_by_start ON entry (date_start, date_finish) WHERE occupies = 1;
+            CREATE INDEX entry_repeating ON entry (date_start) WHERE repeats = 1;
+            CREATE INDEX entry_changed ON entry (id) WHERE recurrence_id IS NOT NULL;
+            CREATE INDEX entry_free_by_start ON entry (date_start) WHERE occupies = 0;
+            INSERT INTO entry (id, recurrence_id, date_start, date_finish, name, occupies, repeats, record)
+            VALUES
+              (4, NULL, 1795597200, 1795599000, 'Planning', 0, 1,
+               '{"id": 4, "date_start": "1795597200", "date_finish": "1795599000", "name": "Planning", "time_zone": "UTC", "recurrence": {"rule": "FREQ=WEEKLY;COUNT=3"}}'),
+              (4, 1796202000, 1796223600, 1796225400, 'Planning (moved)', 1, 0,
+               '{"id": 4, "date_start": "1796223600", "date_finish": "1796225400", "name": "Planning (moved)", "recurrence_id": "1796202000", "time_zone": "UTC"}'),
+              (9, NULL, 1796306400, 1796310000, 'Dentist', 1, 0,
+               '{"id": 9, "date_start": "1796306400", "date_finish": "1796310000", "name": "Dentist"}');
+            ''')
+            db.commit()
+            """
+        try cli.write("make.py", script)
+        let made = try Taskcal.execute(
+            "/usr/bin/env", ["python3", cli.path("make.py"), cli.path("v6.sqlite")],
+            in: cli.directory)
+        #expect(made.status == 0, "\(made.stderr)")
+        func diary(_ arguments: [String]) throws -> Taskcal.Result {
+            try cli.run(["diary"] + arguments + ["--store", cli.path("v6.sqlite"), "--tz", "UTC"])
+        }
+        #expect(
+            try diary(["list"]).stdout == """
+                #4  2026-11-25 Wed 09:00–09:30  Planning  (repeats: FREQ=WEEKLY;COUNT=3)
+                #4  2026-12-02 Wed 15:00–15:30  Planning (moved)
+                #9  2026-12-03 Thu 14:00–15:00  Dentist
+
+                """)
+        // The moved occurrence still holds its new slot, and the one it left is free.
+        let refused = try diary([
+            "add", "--name", "Call", "--start", "2026-12-02T15:15", "--end", "2026-12-02T16:00",
+        ])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("Planning (moved)"), "\(refused.stderr)")
+        #expect(
+            try diary([
+                "add", "--name", "Call", "--start", "2026-12-02T09:00", "--end", "2026-12-02T09:30",
+            ]).stdout == "10\n")
+        #expect(try diary(["export", "-o", cli.path("back.ics")]).status == 0)
+        let exported = try cli.read("back.ics")
+        #expect(exported.contains("RECURRENCE-ID:20261202T090000Z"), "\(exported)")
+        #expect(try diary(["check"]).stdout.contains("ok: 4 entries, no overlaps"))
+    }
+
     @Test("attachments and alarms survive import and export", arguments: diaryBackends)
     func richRecords(backend: String) throws {
         let cli = try Taskcal()
