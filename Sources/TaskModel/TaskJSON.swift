@@ -194,54 +194,65 @@ public enum TaskJSON {
         var index = 0
         while index < count {
             if index + 8 <= count {
-                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let high = word & 0x8080_8080_8080_8080
-                let zero = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-                if high | zero == 0 {
+                // A flag on each byte that is not ASCII or is zero; the lowest flag is exact
+                // (a borrow only reaches the bytes above a zero), so the bytes before it are
+                // ASCII text and are passed over at once.
+                let word = UInt64(
+                    littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let flags =
+                    (word | ((word &- 0x0101_0101_0101_0101) & ~word)) & 0x8080_8080_8080_8080
+                if flags == 0 {
                     index += 8
                     continue
                 }
+                index += flags.trailingZeroBitCount >> 3
             }
-            let byte = bytes[index]
+            var byte = bytes[index]
             if byte < 0x80 {
                 if byte == 0 { return index }
                 index += 1
                 continue
             }
-            // RFC 3629's table: the lead byte gives the length and the second byte's range
-            // (narrower after E0, ED, F0 and F4: no overlong form, no surrogate, nothing past
-            // U+10FFFF); the bytes after the second are continuation bytes.
-            if byte >= 0xC2 && byte <= 0xDF {
-                guard index + 1 < count, bytes[index + 1] & 0xC0 == 0x80 else { return index }
-                index += 2
-                continue
-            }
-            let length: Int
-            var low: UInt8 = 0x80
-            var high: UInt8 = 0xBF
-            switch byte {
-            case 0xE0:
-                length = 3
-                low = 0xA0
-            case 0xED:
-                length = 3
-                high = 0x9F
-            case 0xE1...0xEF: length = 3
-            case 0xF0:
-                length = 4
-                low = 0x90
-            case 0xF4:
-                length = 4
-                high = 0x8F
-            case 0xF1...0xF3: length = 4
-            default: return index
-            }
-            guard index + length <= count else { return index }
-            let second = bytes[index + 1]
-            guard second >= low, second <= high, bytes[index + 2] & 0xC0 == 0x80,
-                length == 3 || bytes[index + 3] & 0xC0 == 0x80
-            else { return index }
-            index += length
+            // A run of characters that are not ASCII (a word in Cyrillic, say), one after the
+            // other without going back to the eight-byte test, which would fail on each.
+            repeat {
+                // RFC 3629's table: the lead byte gives the length and the second byte's
+                // range (narrower after E0, ED, F0 and F4: no overlong form, no surrogate,
+                // nothing past U+10FFFF); the bytes after the second are continuation bytes.
+                if byte >= 0xC2 && byte <= 0xDF {
+                    guard index + 1 < count, bytes[index + 1] & 0xC0 == 0x80 else { return index }
+                    index += 2
+                } else {
+                    let length: Int
+                    var low: UInt8 = 0x80
+                    var high: UInt8 = 0xBF
+                    switch byte {
+                    case 0xE0:
+                        length = 3
+                        low = 0xA0
+                    case 0xED:
+                        length = 3
+                        high = 0x9F
+                    case 0xE1...0xEF: length = 3
+                    case 0xF0:
+                        length = 4
+                        low = 0x90
+                    case 0xF4:
+                        length = 4
+                        high = 0x8F
+                    case 0xF1...0xF3: length = 4
+                    default: return index
+                    }
+                    guard index + length <= count else { return index }
+                    let second = bytes[index + 1]
+                    guard second >= low, second <= high, bytes[index + 2] & 0xC0 == 0x80,
+                        length == 3 || bytes[index + 3] & 0xC0 == 0x80
+                    else { return index }
+                    index += length
+                }
+                guard index < count else { return nil }
+                byte = bytes[index]
+            } while byte >= 0x80
         }
         return nil
     }

@@ -1,10 +1,23 @@
 /// The rules every record must follow beyond its JSON shape, as data: each rule names the
 /// field it checks and says what is expected.
 extension TaskRecord {
+    /// Whether `scalar` is one of Unicode's `White_Space` characters or near one: false for
+    /// every scalar outside the ranges that hold them, without a look-up in Unicode's tables.
+    static func mayBeWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x3000: true
+        default: false
+        }
+    }
+
     /// Every rule this record breaks; empty when it is valid.
     public var problems: [Problem] {
         var found: [Problem] = []
-        if name.allSatisfy(\.isWhitespace) {
+        // A Character is whitespace by its first scalar: a name that starts with anything
+        // else (nearly every name) is not blank, found without breaking it into Characters.
+        if name.unicodeScalars.first.map(Self.mayBeWhitespace) ?? true,
+            name.allSatisfy(\.isWhitespace)
+        {
             found.append(Problem(field: "name", "is empty; every record needs a name"))
         }
         for (field, value) in [("date_start", dateStart), ("date_finish", dateFinish)]

@@ -187,6 +187,32 @@ struct UTF8CheckTests {
         #expect(checked == 128 * 256 * 7)
     }
 
+    @Test("agrees with the standard library on runs of mixed characters with a byte changed")
+    func agreesOnRuns() {
+        // Characters of every length, run together as words in Cyrillic, CJK or emoji are,
+        // with ASCII between them; then one byte replaced by another, anywhere.
+        let pieces = ["a", " ", "ж", "Ü", "会", "😀", "\u{7FF}", "\u{FFFD}", "\u{10FFFF}", "\u{800}"]
+            .map { Array($0.utf8) }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func random(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var disagreements = 0
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<random(24) { bytes += pieces[random(pieces.count)] }
+            if !bytes.isEmpty && random(4) != 0 {
+                bytes[random(bytes.count)] = UInt8(random(256))
+            }
+            let standard =
+                String(validating: bytes, as: UTF8.self) != nil && !bytes.contains(0)
+            let ours = TaskJSON.encodingProblem(Data([0x22] + bytes + [0x22])) == nil
+            if standard != ours { disagreements += 1 }
+        }
+        #expect(disagreements == 0)
+    }
+
     @Test("a NUL or a stray byte is found at its line and column wherever it falls in a word")
     func place() {
         for before in 0..<20 {
@@ -316,5 +342,34 @@ struct TimesOnlyReadingTests {
         }
         #expect(message(.whole) != nil)
         #expect(message(.timesOnly) == message(.whole))
+    }
+}
+
+@Suite("Blank names found without Unicode's tables for nearly every name")
+struct BlankNameTests {
+    @Test("every White_Space scalar is among those the quick test lets through")
+    func everyWhitespaceScalar() {
+        var missed: [UInt32] = []
+        for value in UInt32(0)...0x10_FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            if scalar.properties.isWhitespace && !TaskRecord.mayBeWhitespace(scalar) {
+                missed.append(value)
+            }
+        }
+        #expect(missed.isEmpty)
+    }
+
+    @Test("a name of whitespace alone is refused, a name with anything else is not")
+    func blankNames() {
+        for (name, blank) in [
+            ("", true), (" ", true), ("\u{3000}", true), ("\u{A0}\u{2003}\t", true),
+            (" \u{301}", true), ("ж", false), ("\u{3000}ж", false), ("😀", false),
+            ("\u{2010}", false),
+        ] {
+            let record = TaskRecord(id: 1, dateStart: 0, dateFinish: 0, name: name)
+            #expect(
+                record.problems.contains { $0.field == "name" } == blank, "\(name.debugDescription)"
+            )
+        }
     }
 }
