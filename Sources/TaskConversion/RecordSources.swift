@@ -6,7 +6,7 @@ import TaskModel
 
 /// One step of reading: a valid record with where it came from, or what was wrong with one.
 public enum SourceItem {
-    case record(TaskRecord, Location)
+    indirect case record(TaskRecord, Location)
     case failed([Diagnostic])
 }
 
