@@ -272,16 +272,31 @@ struct DiaryCommandTests {
         }
     }
 
+    /// Writes `file` in `cli`'s folder as an earlier version of taskcal left it: SQLite
+    /// through Python's own module, so that no code of taskcal's makes it.
+    private func makeDiary(_ cli: Taskcal, _ file: String, _ schema: String) throws {
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.executescript(open(sys.argv[2], encoding="utf-8").read())
+            db.commit()
+            """
+        try cli.write("make.py", script)
+        try cli.write("schema.sql", schema)
+        let made = try Taskcal.execute(
+            "/usr/bin/env",
+            ["python3", cli.path("make.py"), cli.path(file), cli.path("schema.sql")],
+            in: cli.directory)
+        #expect(made.status == 0, "\(made.stderr)")
+    }
+
     @Test(
         "a diary an earlier version wrote (schema v3) is brought up to date and keeps its entries")
     func migration() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
         // The file as taskcal's schema v3 (GRDB's migrations v1–v3) left it.
-        let script = """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            db.executescript('''
+        let schema = """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1: entries'), ('v2: repeating entries'), ('v3: identity');
             CREATE TABLE entry (id INTEGER PRIMARY KEY, date_start INTEGER NOT NULL,
@@ -295,14 +310,8 @@ struct DiaryCommandTests {
             INSERT INTO meta VALUES ('identity', 'diary-old'), ('highest_id', '7');
             INSERT INTO entry VALUES (3, 1795766400, 1795770000, 'Dentist', NULL, 1,
               '{"id": 3, "date_start": "1795766400", "date_finish": "1795770000", "name": "Dentist", "uid": "taskcal-3@taskcal.invalid"}', 0);
-            ''')
-            db.commit()
             """
-        try cli.write("make.py", script)
-        let made = try Taskcal.execute(
-            "/usr/bin/env", ["python3", cli.path("make.py"), cli.path("old.sqlite")],
-            in: cli.directory)
-        #expect(made.status == 0, "\(made.stderr)")
+        try makeDiary(cli, "old.sqlite", schema)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", cli.path("old.sqlite"), "--tz", "UTC"])
         }
@@ -323,10 +332,7 @@ struct DiaryCommandTests {
         defer { cli.cleanUp() }
         // The file as schema v6 left it: a weekly entry with one occurrence moved, and a
         // single entry after it.
-        let script = """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            db.executescript('''
+        let schema = """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1: entries'), ('v2: repeating entries'),
               ('v3: identity'), ('v4: changed occurrences'), ('v5: subtask ids'),
@@ -351,14 +357,8 @@ struct DiaryCommandTests {
                '{"id": 4, "date_start": "1796223600", "date_finish": "1796225400", "name": "Planning (moved)", "recurrence_id": "1796202000", "time_zone": "UTC"}'),
               (9, NULL, 1796306400, 1796310000, 'Dentist', 1, 0,
                '{"id": 9, "date_start": "1796306400", "date_finish": "1796310000", "name": "Dentist"}');
-            ''')
-            db.commit()
             """
-        try cli.write("make.py", script)
-        let made = try Taskcal.execute(
-            "/usr/bin/env", ["python3", cli.path("make.py"), cli.path("v6.sqlite")],
-            in: cli.directory)
-        #expect(made.status == 0, "\(made.stderr)")
+        try makeDiary(cli, "v6.sqlite", schema)
         func diary(_ arguments: [String]) throws -> Taskcal.Result {
             try cli.run(["diary"] + arguments + ["--store", cli.path("v6.sqlite"), "--tz", "UTC"])
         }
