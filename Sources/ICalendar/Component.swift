@@ -173,10 +173,14 @@ public final class Component {
     /// All properties in file order, or only those named `name` (case-insensitive).
     public func properties(named name: String? = nil) -> [Property] {
         let wanted = name?.uppercasedName()
+        let index = propertyIndex()
         var result: [Property] = []
-        for entry in propertyIndex() where wanted == nil || entry.name == wanted {
+        if wanted == nil { result.reserveCapacity(index.count) }
+        for entry in index where wanted == nil || entry.name == wanted {
             result.append(
-                Property(view: entry.pointer, owner: self, line: entry.line, raw: entry.raw))
+                Property(
+                    view: entry.pointer, owner: self, line: entry.line, raw: entry.raw,
+                    name: entry.name))
         }
         return result
     }
@@ -205,6 +209,7 @@ public final class Component {
     private func propertyIndex() -> [IndexedProperty] {
         if let cachedIndex { return cachedIndex }
         var index: [IndexedProperty] = []
+        index.reserveCapacity(Int(icalcomponent_count_properties(pointer, ICAL_ANY_PROPERTY)))
         var property = icalcomponent_get_first_property(pointer, ICAL_ANY_PROPERTY)
         // How often each name came before: counted back along the index for the dozen
         // properties of a typical component (a dictionary per component cost 3% of reading
@@ -247,7 +252,8 @@ public final class Component {
         guard let found = icalcomponent_get_first_property(pointer, kind) else { return nil }
         let entry = lines?.entry(ofProperty: upper, occurrence: 0)
         return Property(
-            view: found, owner: self, line: entry?.line ?? lines?.begin, raw: entry?.raw)
+            view: found, owner: self, line: entry?.line ?? lines?.begin, raw: entry?.raw,
+            name: upper)
     }
 
     /// Adds `property`, a new one, as the last property; it becomes a view of this tree.

@@ -61,13 +61,20 @@ public final class Property {
     public let lineNumber: Int?
     /// The unfolded line as the file had it, when the property was parsed from text.
     public let rawLine: RawLine?
+    /// The name, when the component's index already read it from libical (a view's kind
+    /// never changes): reading an event asks each property's name a dozen times.
+    private let knownName: String?
 
-    init(view pointer: OpaquePointer, owner: AnyObject, line: Int?, raw: [UInt8]? = nil) {
+    init(
+        view pointer: OpaquePointer, owner: AnyObject, line: Int?, raw: [UInt8]? = nil,
+        name: String? = nil
+    ) {
         self.pointer = pointer
         self.owner = owner
         self.ownsPointer = false
         self.lineNumber = line
         self.rawLine = raw.map { RawLine(line: line ?? 0, bytes: $0) }
+        self.knownName = name
     }
 
     /// Creates a free-standing property `name` with `value` and `parameters`.
@@ -119,6 +126,7 @@ public final class Property {
         ownsPointer = true
         lineNumber = nil
         rawLine = nil
+        knownName = nil
     }
 
     /// Creates a free-standing property from one unfolded content line
@@ -163,6 +171,7 @@ public final class Property {
         ownsPointer = true
         lineNumber = nil
         rawLine = nil
+        knownName = nil
     }
 
     /// Creates a free-standing property that libical prints back as `line` was written:
@@ -246,6 +255,7 @@ public final class Property {
         ownsPointer = true
         lineNumber = nil
         rawLine = nil
+        knownName = nil
     }
 
     /// Why `line` cannot be kept verbatim and written back, or `nil` when it can: the name
@@ -357,7 +367,7 @@ public final class Property {
     }
 
     /// The property name, upper-cased (`DTSTART`, `X-WR-TIMEZONE`).
-    public var name: String { Property.name(of: pointer) }
+    public var name: String { knownName ?? Property.name(of: pointer) }
 
     /// The parameters in file order.
     public var parameters: [Parameter] {
