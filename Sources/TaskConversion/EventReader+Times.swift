@@ -2,20 +2,32 @@ import ICalendar
 import TaskModel
 
 extension ComponentReading {
+    /// The times step's properties, in the order its notes name them: unreadable ones, then
+    /// second ones (made once; a literal is a new array at each call).
+    private static let timeNames = ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "DURATION"]
+    private static let singleTimeNames = ["DTSTART", "DTEND", "DUE", "DURATION", "RECURRENCE-ID"]
+
     /// `DTSTART`, `DTEND` or `DURATION`, `DUE`, `RECURRENCE-ID`: the record's times, its zone
     /// and whether it is all-day or floating.
     mutating func times(_ zones: ZoneResolver) {
-        for name in ["DTSTART", "DTEND", "DUE", "RECURRENCE-ID", "DURATION"] {
+        for name in Self.timeNames {
             for (raw, reason) in takeUnreadable(named: name) {
                 skip(line: raw.line, "its \(name) cannot be read (\(reason))")
             }
         }
         guard !skipped else { return }
-        for name in ["DTSTART", "DTEND", "DUE", "DURATION", "RECURRENCE-ID"] {
-            guard component.propertyCount(named: name) > 1 else { continue }
-            for extra in component.properties(named: name).dropFirst() { secondProperty(extra) }
+        let timeProperties = properties(of: .times)
+        for name in Self.singleTimeNames {
+            var isFirst = true
+            for property in timeProperties where property.name == name {
+                if isFirst {
+                    isFirst = false
+                } else {
+                    secondProperty(property)
+                }
+            }
         }
-        guard let startProperty = component.firstProperty(named: "DTSTART") else {
+        guard let startProperty = first("DTSTART") else {
             if kind == .event {
                 skip(
                     line: line,
@@ -25,7 +37,7 @@ extension ComponentReading {
             }
             record.unscheduled = true
             due(zones)
-            if record.due != nil, let dueProperty = component.firstProperty(named: "DUE") {
+            if record.due != nil, let dueProperty = first("DUE") {
                 record.allDay = (try? dueProperty.dateTimeValue().isDate) ?? false
             }
             recurrenceID(zones)
@@ -43,7 +55,7 @@ extension ComponentReading {
         if kind == .event || kind == .journal {
             end(start: start, startEpoch: placed.epoch, zone: zone, zones: zones)
         } else {
-            if let duration = component.firstProperty(named: "DURATION") {
+            if let duration = first("DURATION") {
                 record.dateFinish = add(duration, to: start, epoch: placed.epoch, zone: zone)
             } else {
                 record.dateFinish = placed.epoch
@@ -107,8 +119,8 @@ extension ComponentReading {
     private mutating func end(
         start: DateTimeValue, startEpoch: Int64, zone: CalendarZone, zones: ZoneResolver
     ) {
-        if let endProperty = component.firstProperty(named: "DTEND") {
-            if let duration = component.firstProperty(named: "DURATION") {
+        if let endProperty = first("DTEND") {
+            if let duration = first("DURATION") {
                 note(
                     .secondProperty, line: duration.lineNumber,
                     "DURATION and DTEND both give the end (RFC 5545 allows one); DTEND is used, DURATION left out",
@@ -144,7 +156,7 @@ extension ComponentReading {
                     lenient: true)
                 keep(endProperty)
             }
-        } else if let duration = component.firstProperty(named: "DURATION") {
+        } else if let duration = first("DURATION") {
             record.dateFinish = add(duration, to: start, epoch: startEpoch, zone: zone)
             if record.dateFinish <= startEpoch && start.isDate && kind == .event {
                 record.dateFinish = startEpoch + 86_400
@@ -196,11 +208,11 @@ extension ComponentReading {
 
     /// A to-do's `DUE`.
     private mutating func due(_ zones: ZoneResolver) {
-        guard kind == .todo, let dueProperty = component.firstProperty(named: "DUE"),
+        guard kind == .todo, let dueProperty = first("DUE"),
             let due = value(of: dueProperty)
         else { return }
         if !record.unscheduled {
-            let start = (try? component.firstProperty(named: "DTSTART")?.dateTimeValue()) ?? nil
+            let start = (try? first("DTSTART")?.dateTimeValue()) ?? nil
             noteForm(of: due, property: dueProperty, start: start)
             if let start, start.isDate != due.isDate {
                 note(
@@ -229,7 +241,7 @@ extension ComponentReading {
 
     /// `RECURRENCE-ID`, and `RANGE=THISANDFUTURE`.
     private mutating func recurrenceID(_ zones: ZoneResolver) {
-        guard let property = component.firstProperty(named: "RECURRENCE-ID"),
+        guard let property = first("RECURRENCE-ID"),
             let value = value(of: property)
         else { return }
         let range = property.parameter("RANGE")?.uppercased()

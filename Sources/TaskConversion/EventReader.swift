@@ -72,6 +72,9 @@ public final class EventReader {
 struct ComponentReading {
     let component: Component
     let reader: EventReader
+    /// The component's properties in file order, each with the step that reads it, made
+    /// once: each step walked them all and asked every one its name and step again.
+    let properties: [(property: Property, step: RecordMapping.Step?)]
     let kind: TaskRecord.Kind
     var record: TaskRecord
     var notes: [ReadingNote] = []
@@ -86,6 +89,7 @@ struct ComponentReading {
     init(component: Component, reader: EventReader) {
         self.component = component
         self.reader = reader
+        properties = component.properties().map { ($0, RecordMapping.step[$0.name]) }
         switch component.kind {
         case .todo: kind = .todo
         case .journal: kind = .journal
@@ -96,6 +100,18 @@ struct ComponentReading {
     }
 
     var name: String { component.kind.description }
+
+    /// The properties `step` reads, in file order.
+    func properties(of step: RecordMapping.Step) -> [Property] {
+        properties.compactMap { $0.step == step ? $0.property : nil }
+    }
+
+    /// The first property named `name` (upper-case), as `Component.firstProperty(named:)`
+    /// finds it.
+    func first(_ name: String) -> Property? {
+        properties.first { $0.property.name == name }?.property
+    }
+
     var line: Int { component.lineNumber ?? 0 }
 
     /// Notes a reading chosen for `line` (lenient: an error under `--strict`).
@@ -165,6 +181,7 @@ struct ComponentReading {
 
     /// The unreadable lines named `name`, taken (the caller decides what becomes of them).
     mutating func takeUnreadable(named name: String) -> [(line: RawLine, reason: String)] {
+        guard !unreadableLines.isEmpty else { return [] }
         let found = unreadableLines.values.filter {
             (try? $0.line.lexed().name) == name
         }.sorted { $0.line.line < $1.line.line }
@@ -178,7 +195,7 @@ struct ComponentReading {
         for (raw, reason) in takeUnreadable(named: "UID") {
             skip(line: raw.line, "its UID cannot be read (\(reason))")
         }
-        let uidProperty = component.firstProperty(named: "UID")
+        let uidProperty = first("UID")
         let text = uidProperty?.text ?? ""
         guard !text.isEmpty else {
             record.id = IDAllocator.unassigned

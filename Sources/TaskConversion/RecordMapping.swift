@@ -44,15 +44,35 @@ enum RecordMapping {
     /// Properties whose loss makes a component no record: its identity and times.
     static let essential: Set<String> = identity.union(times)
 
+    /// The steps that read a component's own properties (alarms read theirs apart).
+    enum Step {
+        case identity, times, text, people, attachments, recurrence
+    }
+
+    /// The step that reads each property name, looked up once per property.
+    static let step: [String: Step] = {
+        var steps: [String: Step] = [:]
+        let table: [(Set<String>, Step)] = [
+            (identity, .identity), (times, .times), (text, .text), (people, .people),
+            (attachments, .attachments), (recurrence, .recurrence),
+        ]
+        for (names, step) in table {
+            for name in names { steps[name] = step }
+        }
+        return steps
+    }()
+
     /// Properties RFC 5545 allows once per component; a second is left out (it would make
     /// the output invalid). A journal may have several `DESCRIPTION`s.
     static func isSingle(_ name: String, in kind: TaskRecord.Kind) -> Bool {
         if kind == .journal && name == "DESCRIPTION" { return false }
-        return [
-            "UID", "DTSTART", "DTEND", "SUMMARY", "DESCRIPTION", "STATUS", "TRANSP", "DURATION",
-            "DUE", "LOCATION", "COLOR", "CLASS", "URL", "ORGANIZER", "RECURRENCE-ID",
-        ].contains(name)
+        return single.contains(name)
     }
+
+    private static let single: Set<String> = [
+        "UID", "DTSTART", "DTEND", "SUMMARY", "DESCRIPTION", "STATUS", "TRANSP", "DURATION",
+        "DUE", "LOCATION", "COLOR", "CLASS", "URL", "ORGANIZER", "RECURRENCE-ID",
+    ]
 
     /// Parameters each property's step reproduces itself; the others are kept as written.
     static func reproducedParameters(of property: String) -> Set<String> {
