@@ -41,7 +41,36 @@ public final class ICalendarReader {
     /// (it drops unknown parameters and refuses values of later RFCs). Setting this also
     /// keeps subcomponents other than `VALARM` (and top-level ones other than events,
     /// to-dos, journals and zones) as their lines. Time zones are always read whole.
-    public var interpretedProperties: Set<String>?
+    public var interpretedProperties: Set<String>? {
+        didSet { nameFacts = [:] }
+    }
+
+    /// What the reader asks of a property name, answered once per name: each line asked it
+    /// of four sets, and hashing the names cost 3% of reading an .ics.
+    private struct NameFacts {
+        /// Given to libical (``interpretedProperties``), outside time zones.
+        var interpreted: Bool
+        /// A name libical's parser refuses the component for: not `X-`, not one it knows.
+        var unknownToLibical: Bool
+        /// A TEXT property whose edge whitespace libical would lose.
+        var text: Bool
+    }
+    private var nameFacts: [String: NameFacts] = [:]
+
+    private func facts(of name: String) -> NameFacts {
+        if let known = nameFacts[name] { return known }
+        let plainName = name.utf8.allSatisfy {
+            $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+        }
+        let facts = NameFacts(
+            interpreted: interpretedProperties?.contains(name) ?? true,
+            unknownToLibical: !name.isEmpty && !name.hasPrefix("X-") && plainName
+                && !PropertyKinds.isKnown(name),
+            text: EdgeWhitespace.textProperties.contains(name))
+        // Bounded: a file of made-up names (each line a new X- name) is not remembered.
+        if nameFacts.count < 512 { nameFacts[name] = facts }
+        return facts
+    }
 
     /// Calendar-level properties seen so far (`X-WR-TIMEZONE`, `METHOD` …), upper-cased
     /// names to raw values; the first of each name.
@@ -322,20 +351,14 @@ public final class ICalendarReader {
                 .leftOut)
             return nil
         }
-        if let interpretedProperties, !Self.zoneComponents.contains(open.name),
-            !interpretedProperties.contains(name)
-        {
+        let facts = facts(of: name)
+        if !facts.interpreted, !Self.isZoneComponent(open.name) {
             // Kept as written; libical never sees it.
             lineMaps.last?.verbatim.append(RawLine(line: number, bytes: line))
             return nil
         }
         var content = line
-        if valueStart != nil, !name.isEmpty, !name.hasPrefix("X-"),
-            name.utf8.allSatisfy({
-                $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
-            }),
-            !PropertyKinds.isKnown(name)
-        {
+        if valueStart != nil, facts.unknownToLibical {
             // A name registered after libical 3.0 (LINK, PROXIMITY) or a vendor's own without
             // the X- prefix (SUBCALENDAR-ID): libical's parser refuses the whole component.
             if interpretedProperties != nil {
@@ -347,7 +370,7 @@ public final class ICalendarReader {
         }
         if let valueStart,
             content[valueStart...].allSatisfy({ $0 == 0x20 || $0 == 0x09 }),
-            !EdgeWhitespace.textProperties.contains(name), name != "ATTACH"
+            !facts.text, name != "ATTACH"
         {
             // `RRULE:`, `CATEGORIES:`, `CLASS:` say nothing; libical would drop the property
             // with an error.
@@ -363,7 +386,7 @@ public final class ICalendarReader {
                 .repairedValue)
             content = repaired
         }
-        if let valueStart, EdgeWhitespace.textProperties.contains(name) {
+        if let valueStart, facts.text {
             var trailing = 0
             while content.count - trailing > valueStart,
                 content[content.count - 1 - trailing] == UInt8(ascii: "\\")
@@ -386,8 +409,10 @@ public final class ICalendarReader {
         return nil
     }
 
-    /// Components whose every line libical reads: zone definitions.
-    static let zoneComponents: Set<String> = ["VTIMEZONE", "STANDARD", "DAYLIGHT"]
+    /// Whether every line of a component named `name` goes to libical: zone definitions.
+    static func isZoneComponent(_ name: String) -> Bool {
+        name == "VTIMEZONE" || name == "STANDARD" || name == "DAYLIGHT"
+    }
 
     /// Whether a component named `name` inside `parent` (nil at the top) is given to libical
     /// when only some properties are interpreted.
@@ -442,7 +467,7 @@ public final class ICalendarReader {
         }
         if stack.count == 1 || (stack.count == 2 && stack[0].name == "VCALENDAR") {
             lineMaps = []
-            fed = []
+            fed.removeAll(keepingCapacity: true)
         }
         let map = LineMap(begin: number, name: component)
         lineMaps.last?.children.append(map)
@@ -510,7 +535,7 @@ public final class ICalendarReader {
         if icalcomponent_count_errors(made) > 0 {
             (made, failed) = rebuild(made)
         }
-        fed = []
+        fed.removeAll(keepingCapacity: true)
         let result = Component(root: made, lines: map)
         let kind = result.kind
         if !failed.isEmpty {
@@ -617,12 +642,14 @@ public final class ICalendarReader {
     /// Hands one content line to libical; returns a finished top-level component.
     @discardableResult
     private func feed(_ line: [UInt8]) -> OpaquePointer? {
-        var terminated = line
-        terminated.append(0)
-        return terminated.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                icalparser_add_line(parser, $0)
+        // A NUL-terminated copy on the stack where it fits (the line itself is shared with
+        // the line maps, so appending to it copied it to the heap for every line).
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: line.count + 1) { buffer in
+            line.withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: bytes)
             }
+            buffer[line.count] = 0
+            return icalparser_add_line(parser, buffer.baseAddress)
         }
     }
 
