@@ -306,4 +306,43 @@ struct ReaderTests {
         #expect(items.count == 1)
         #expect(notes == ["1: BEGIN:VEVENT is not inside BEGIN:VCALENDAR; read as if it were"])
     }
+
+    @Test("what the reader knows of a name follows interpretedProperties and holds past 512 names")
+    func nameFacts() throws {
+        // 600 distinct names, past the 512 the reader remembers: an X- name is kept as
+        // written, a made-up one without X- is left out with a note (libical would refuse
+        // the event for it), a standard one reaches libical.
+        var lines = ""
+        for number in 0..<600 { lines += "X-NAME\(number):x\r\nMADEUP\(number):y\r\n" }
+        let text = calendar(
+            event("DTSTART:20240310T093000Z\r\n" + lines + "SUMMARY:first\r\n")
+                + event("DTSTART:20240311T093000Z\r\nSUMMARY:second\r\n"))
+        let reader = ICalendarReader(text: text)
+        reader.interpretedProperties = ["UID", "DTSTART", "DTSTAMP", "SUMMARY"]
+        guard case .component(let first) = try reader.next() else {
+            Issue.record("no first event")
+            return
+        }
+        #expect(first.firstProperty(named: "SUMMARY")?.text == "first")
+        #expect(first.verbatimLines.count == 1200)
+        #expect(first.verbatimLines.last?.text == "MADEUP599:y")
+        // SUMMARY is no longer given to libical: the answer kept for it must not be used.
+        reader.interpretedProperties = ["UID", "DTSTART", "DTSTAMP"]
+        guard case .component(let second) = try reader.next() else {
+            Issue.record("no second event")
+            return
+        }
+        #expect(second.firstProperty(named: "SUMMARY") == nil)
+        #expect(second.verbatimLines.map(\.text) == ["SUMMARY:second"])
+
+        // Without interpretedProperties the made-up names are left out, each with a note.
+        let (items, notes) = try lenient(
+            calendar(event("DTSTART:20240310T093000Z\r\n" + lines)))
+        guard case .component(let event)? = items.first else {
+            Issue.record("no event")
+            return
+        }
+        #expect(event.properties().filter { $0.name.hasPrefix("X-NAME") }.count == 600)
+        #expect(notes.filter { $0.contains("a property libical 3.0 cannot read") }.count == 600)
+    }
 }
