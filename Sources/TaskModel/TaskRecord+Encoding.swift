@@ -358,34 +358,42 @@ public struct JSONWriter {
         needsComma = true
     }
 
+    /// Writes the escape of `byte`: a quote, a backslash or a control character.
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case 0x22: bytes.append(UInt8(ascii: "\""))
+        case 0x5C: bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            hex.withUTF8Buffer { hex in
+                bytes.append(contentsOf: [
+                    UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                    hex[Int(byte & 0xF)],
+                ])
+            }
+        }
+    }
+
     /// Writes `value` as a JSON string.
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
+            // The plain runs between bytes to escape are found eight bytes at a time (inline
+            // attachments and long descriptions are most of the bytes written).
+            let raw = UnsafeRawBufferPointer(utf8)
             var plainStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte == 0x22 || byte == 0x5C || byte < 0x20 else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case 0x22: bytes.append(UInt8(ascii: "\""))
-                case 0x5C: bytes.append(UInt8(ascii: "\\"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [
-                        UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                        hex[Int(byte >> 4)],
-                        hex[Int(byte & 0xF)],
-                    ])
-                }
-                plainStart = index + 1
+            while true {
+                let stop = ByteScan.stringStop(in: raw, from: plainStart)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<stop]))
+                guard stop < utf8.count else { break }
+                escape(utf8[stop])
+                plainStart = stop + 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
         needsComma = true

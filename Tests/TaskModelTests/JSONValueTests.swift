@@ -129,6 +129,33 @@ struct JSONWriterTests {
         #expect(try JSONValue.parse(Data(writer.bytes)) == .string(text))
     }
 
+    @Test("each ASCII character at each place in an eight-byte word: escaped only if JSON needs")
+    func escapesAcrossWords() throws {
+        func expected(_ scalar: Unicode.Scalar) -> String {
+            switch scalar {
+            case "\"": #"\""#
+            case "\\": #"\\"#
+            case "\n": #"\n"#
+            case "\r": #"\r"#
+            case "\t": #"\t"#
+            case _ where scalar.value < 0x20: String(format: "\\u%04x", scalar.value)
+            default: String(scalar)
+            }
+        }
+        for value in UInt8(0)...0x7F {
+            let scalar = Unicode.Scalar(value)
+            for before in 0..<17 {
+                let padding = String(repeating: "a", count: before)
+                let after = String(repeating: "é", count: (Int(value) + before) % 9)
+                let text = padding + String(scalar) + after
+                var writer = JSONWriter()
+                writer.string(text)
+                #expect(writer.text == "\"" + padding + expected(scalar) + after + "\"")
+                #expect(try JSONValue.parse(Data(writer.bytes)) == .string(text))
+            }
+        }
+    }
+
     @Test("numbers, the extremes included, as numbers and as strings")
     func numbers() {
         var writer = JSONWriter()
