@@ -475,7 +475,10 @@ final class ICSRecordSink: RecordSink {
         writers: [(writer: EventWriter, base: URL?)], workers: Int
     ) -> [Result<[UInt8], Diagnostic>] {
         let results = Mutex([Result<[UInt8], Diagnostic>?](repeating: nil, count: records.count))
-        let runs = min(workers, records.count)
+        // Four runs for each worker, taken by whichever thread is free: with one run each, a
+        // thread still decoding the next input batch held up the whole batch while this one
+        // waited.
+        let runs = min(workers * 4, records.count)
         DispatchQueue.concurrentPerform(iterations: runs) { run in
             let range = (records.count * run / runs)..<(records.count * (run + 1) / runs)
             var part: [Result<[UInt8], Diagnostic>] = []
