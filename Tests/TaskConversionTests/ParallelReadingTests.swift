@@ -88,6 +88,29 @@ struct ParallelReadingTests {
         }
     }
 
+    @Test("BEGIN and END in any case, with blanks around the name, or with non-ASCII after it")
+    func keywordSpellings() throws {
+        let events = [
+            "begin:vevent\r\nUID:a\r\nDTSTART:20260101T100000Z\r\nSUMMARY:lower\r\nend:vevent\r\n",
+            "Begin: VEvent \t\r\nUID:b\r\nDTSTART:20260102T100000Z\r\nSUMMARY:blanks\r\nEnd:\tVEVENT \r\n",
+            "BEGIN:VEVENT\u{A0}\r\nUID:c\r\nDTSTART:20260103T100000Z\r\nSUMMARY:nbsp\r\nEND:VEVENT\u{A0}\r\n",
+            "BEGIN:VEVENT\r\nUID:d\r\nDTSTART:20260104T100000Z\r\nSUMMARY:é\r\nBEGIN:X-ÉTÉ\r\nX-A:1\r\nEND:X-ÉTÉ\r\nEND:VEVENT\r\n",
+        ]
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + events.joined() + "end:vcalendar\r\n"
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keywords-\(UUID().uuidString).ics")
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let sequential = transcript(url.path, ReadOptions(floatingZone: "Europe/Berlin"))
+        // Lower case is read as events; a name with blanks or NBSP around it is no VEVENT
+        // to libical, and is kept with the calendar on one thread as on several.
+        #expect(sequential.contains { $0.contains(#""name": "lower""#) })
+        #expect(sequential.contains { $0.contains(#""name": "é""#) })
+        for batch in [1, 2, 1000] {
+            #expect(transcript(url.path, parallel(2, batch: batch)) == sequential, "batch \(batch)")
+        }
+    }
+
     @Test("NDJSON decoded on several threads: the same records, errors and order as on one")
     func ndjson() throws {
         var lines = [#"{"calendar": {"name": "Team"}}"#]
