@@ -144,7 +144,7 @@ public struct ContentLine: Sendable, Hashable {
     /// RFC 6868: `^n` (or `^N`) is a line break, `^'` a double quote, `^^` a caret; any other
     /// caret stays as it is.
     static func decodeCaret(_ text: String) -> String {
-        guard text.contains("^") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "^")) else { return text }
         var result = ""
         var iterator = text.makeIterator()
         while let character = iterator.next() {

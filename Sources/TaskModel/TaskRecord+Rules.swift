@@ -386,7 +386,7 @@ extension Attachment {
     var problems: [Problem] {
         var found: [Problem] = []
         if let mimeType,
-            !mimeType.contains("/")
+            !mimeType.utf8.contains(UInt8(ascii: "/"))
                 || mimeType.contains(where: { $0 == " " || $0 == ";" || $0 == "\"" })
         {
             found.append(
