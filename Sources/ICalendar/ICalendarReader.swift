@@ -810,7 +810,7 @@ extension ICalendarReader {
     /// A name (`DTSTART`, `VEVENT`) upper-cased without the spaces and tabs at its edges.
     /// ASCII, the rule for names, is done on the bytes (every line of a file asks this); any
     /// other text goes through String's upper-casing, as before.
-    static func upperName(_ bytes: ArraySlice<UInt8>) -> String {
+    package static func upperName(_ bytes: ArraySlice<UInt8>) -> String {
         var start = bytes.startIndex
         var end = bytes.endIndex
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
