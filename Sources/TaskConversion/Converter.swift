@@ -84,20 +84,26 @@ public enum Converter {
         var written = 0
         var calendar = CalendarInfo()
         // With several threads, records are handed to the sink in batches that it may render
-        // at once. What a batch refuses is reported before any later problem of the input,
-        // so problems come in the order one-by-one writing gives them.
+        // while the next batch is gathered. What a batch refuses is reported before any later
+        // problem of the input, so problems come in the order one-by-one writing gives them.
         let batchSize = write.parallelism > 1 ? 256 * write.parallelism : 0
         var pending: [(record: TaskRecord, location: Location)] = []
         var refused: [Diagnostic] = []
-        func flush() {
-            guard !pending.isEmpty else { return }
-            let outcome = sink.write(batch: pending, keepGoing: skipInvalid)
-            pending.removeAll(keepingCapacity: true)
+        func add(_ outcome: (written: Int, errors: [Diagnostic])) {
             written += outcome.written
             refused += outcome.errors
         }
+        /// Hands the pending records to the sink; `completing`: and waits until every record
+        /// handed over is written or refused.
+        func flush(completing: Bool) {
+            if !pending.isEmpty {
+                add(sink.submit(batch: pending, keepGoing: skipInvalid))
+                pending.removeAll(keepingCapacity: true)
+            }
+            if completing { add(sink.completeBatches()) }
+        }
         func settle(_ report: inout ConversionReport, flushing: Bool) {
-            if flushing { flush() }
+            if flushing { flush(completing: true) }
             for error in refused { report.record(error) }
             refused.removeAll()
         }
@@ -110,7 +116,7 @@ public enum Converter {
             ) {
                 record, location, info throws(Diagnostic) in
                 if info != current {
-                    flush()
+                    flush(completing: true)
                     current = info
                     var merged = before
                     merged.merge(info)
@@ -118,7 +124,7 @@ public enum Converter {
                 }
                 if batchSize > 0 {
                     pending.append((record, location))
-                    if pending.count >= batchSize { flush() }
+                    if pending.count >= batchSize { flush(completing: false) }
                 } else {
                     try sink.write(record, from: location)
                     written += 1

@@ -19,6 +19,17 @@ public protocol RecordSink: AnyObject {
     func write(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool) -> (
         written: Int, errors: [Diagnostic]
     )
+    /// ``write(batch:keepGoing:)`` that may leave part of the work running while the caller
+    /// gathers the next batch: it returns what was written by the time it returns (the batch
+    /// submitted before, finished now, or this one), and ``completeBatches()`` the rest. The
+    /// records come out in order and each is written or refused exactly as one by one; after
+    /// a refusal without `keepGoing`, no later batch is written.
+    func submit(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool) -> (
+        written: Int, errors: [Diagnostic]
+    )
+    /// Writes what ``submit(batch:keepGoing:)`` left running and returns how it went; call it
+    /// before anything else is written or the calendar data changes.
+    func completeBatches() -> (written: Int, errors: [Diagnostic])
     /// Writes what closes the file and makes it visible (the rename of an atomic write).
     func finish() throws(Diagnostic)
     /// Drops everything written: a failed conversion leaves no output file.
@@ -38,6 +49,14 @@ extension RecordSink {
             try write(record, from: location)
         }
     }
+
+    public func submit(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool)
+        -> (written: Int, errors: [Diagnostic])
+    {
+        write(batch: records, keepGoing: keepGoing)
+    }
+
+    public func completeBatches() -> (written: Int, errors: [Diagnostic]) { (0, []) }
 
     public var writtenFiles: [String] { [] }
     public var notes: [Diagnostic] { [] }
@@ -362,6 +381,7 @@ final class ICSRecordSink: RecordSink {
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        assert(flight == nil, "a batch is still being rendered: completeBatches() first")
         try write(record, from: location, rendered: nil)
     }
 
@@ -446,13 +466,47 @@ final class ICSRecordSink: RecordSink {
     func write(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool) -> (
         written: Int, errors: [Diagnostic]
     ) {
-        guard workers > 1, records.count >= Self.parallelBatch else {
-            return writeOneByOne(records, keepGoing: keepGoing) {
-                record, location, _ throws(Diagnostic) in
-                try write(record, from: location)
-            }
+        let submitted = submit(batch: records, keepGoing: keepGoing)
+        let completed = completeBatches()
+        return (submitted.written + completed.written, submitted.errors + completed.errors)
+    }
+
+    /// A batch being rendered on the workers while the caller gathers the next one.
+    private var flight: RenderFlight?
+
+    /// ``RecordSink/submit(batch:keepGoing:)``: this batch starts rendering on ``workers``
+    /// threads in the background, then the batch before is written here. Before, this thread
+    /// rendered its share, and the workers idled while it wrote a batch and gathered the
+    /// next, so it set the pace (issue 13).
+    func submit(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool) -> (
+        written: Int, errors: [Diagnostic]
+    ) {
+        // The first batch written sets up the file (and the writer's zones with it): the
+        // next is rendered with what that set up.
+        var before: (written: Int, errors: [Diagnostic]) = started ? (0, []) : completeBatches()
+        let next =
+            workers > 1 && records.count >= Self.parallelBatch
+            ? startRendering(records, keepGoing: keepGoing) : nil
+        let completed = completeBatches()
+        before = (before.written + completed.written, before.errors + completed.errors)
+        // One by one, nothing after a refusal is written: the batch rendering is dropped.
+        if !keepGoing && !before.errors.isEmpty { return before }
+        if let next {
+            flight = next
+            return before
         }
-        // Each record's writer: the namespace and attachment folder of its file.
+        let now = writeOneByOne(records, keepGoing: keepGoing) {
+            record, location, _ throws(Diagnostic) in
+            try write(record, from: location)
+        }
+        return (before.written + now.written, before.errors + now.errors)
+    }
+
+    /// Starts rendering `records`, each with the writer of its file: the namespace and
+    /// attachment folder.
+    private func startRendering(
+        _ records: [(record: TaskRecord, location: Location)], keepGoing: Bool
+    ) -> RenderFlight {
         var writers: [(writer: EventWriter, base: URL?)] = []
         writers.reserveCapacity(records.count)
         for (_, location) in records {
@@ -461,25 +515,48 @@ final class ICSRecordSink: RecordSink {
             recordWriter.uidScheme.namespace = source?.namespace
             writers.append((recordWriter, source?.base))
         }
-        let rendered = Self.render(records, writers: writers, workers: workers)
-        return writeOneByOne(records, keepGoing: keepGoing) {
+        return RenderFlight(records, writers: writers, workers: workers, keepGoing: keepGoing)
+    }
+
+    func completeBatches() -> (written: Int, errors: [Diagnostic]) {
+        guard let flight else { return (0, []) }
+        self.flight = nil
+        let rendered = flight.results()
+        return writeOneByOne(flight.records, keepGoing: flight.keepGoing) {
             record, location, index throws(Diagnostic) in
             try write(record, from: location, rendered: rendered[index])
         }
     }
 
-    /// The serialized events of each record, or why it has none, rendered on `workers`
-    /// threads (each builds, serializes and frees its own libical trees).
-    private static func render(
-        _ records: [(record: TaskRecord, location: Location)],
-        writers: [(writer: EventWriter, base: URL?)], workers: Int
-    ) -> [Result<[UInt8], Diagnostic>] {
-        let results = Mutex([Result<[UInt8], Diagnostic>?](repeating: nil, count: records.count))
-        // Four runs for each worker, taken by whichever thread is free: with one run each, a
-        // thread still decoding the next input batch held up the whole batch while this one
-        // waited.
-        let runs = min(workers * 4, records.count)
-        DispatchQueue.concurrentPerform(iterations: runs) { run in
+    /// The serialized events of each record of a batch, or why it has none, rendered on
+    /// `workers` threads in the background (each builds, serializes and frees its own
+    /// libical trees).
+    private final class RenderFlight: Sendable {
+        let records: [(record: TaskRecord, location: Location)]
+        let keepGoing: Bool
+        private let group = DispatchGroup()
+        private let rendered: Mutex<[Result<[UInt8], Diagnostic>?]>
+
+        init(
+            _ records: [(record: TaskRecord, location: Location)],
+            writers: [(writer: EventWriter, base: URL?)], workers: Int, keepGoing: Bool
+        ) {
+            self.records = records
+            self.keepGoing = keepGoing
+            rendered = Mutex(.init(repeating: nil, count: records.count))
+            // Four runs for each worker, taken by whichever thread is free: a thread still
+            // decoding the next input batch does not hold up the whole batch.
+            let runs = min(workers * 4, records.count)
+            for run in 0..<runs {
+                group.enter()
+                DispatchQueue.global().async { [self] in
+                    render(run: run, of: runs, writers: writers)
+                    group.leave()
+                }
+            }
+        }
+
+        private func render(run: Int, of runs: Int, writers: [(writer: EventWriter, base: URL?)]) {
             let range = (records.count * run / runs)..<(records.count * (run + 1) / runs)
             var part: [Result<[UInt8], Diagnostic>] = []
             part.reserveCapacity(range.count)
@@ -495,16 +572,22 @@ final class ICSRecordSink: RecordSink {
                     part.append(.failure(diagnostic(error, at: location)))
                 }
             }
-            results.withLock { results in
+            rendered.withLock { rendered in
                 for (offset, result) in part.enumerated() {
-                    results[range.lowerBound + offset] = result
+                    rendered[range.lowerBound + offset] = result
                 }
             }
         }
-        return results.withLock { $0.map { $0! } }
+
+        /// Each record's events, once every run is done.
+        func results() -> [Result<[UInt8], Diagnostic>] {
+            group.wait()
+            return rendered.withLock { $0.map { $0! } }
+        }
     }
 
     func finish() throws(Diagnostic) {
+        assert(flight == nil, "a batch is still being rendered: completeBatches() first")
         if !started { try begin() }
         do {
             buffer.removeAll(keepingCapacity: true)

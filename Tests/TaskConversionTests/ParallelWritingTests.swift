@@ -5,12 +5,30 @@ import Testing
 
 @Suite("Writing .ics on several threads gives the bytes and errors of one")
 struct ParallelWritingTests {
-    /// 1,500 records: zones first used midway (their VTIMEZONE must come before the first
-    /// event that needs it), attachments and alarms, two files with their own UID
-    /// namespaces, and two refused records (a broken `ical_extra` line) while batches of
-    /// records read before them wait to be written.
+    /// 2,700 records: zones first used midway (their VTIMEZONE must come before the first
+    /// event that needs it), attachments and alarms, three files with their own UID
+    /// namespaces, and two records refused as they are read (a broken `ical_extra` line)
+    /// while batches of records read before them wait to be written.
+    ///
+    /// The first file's 1,200 records span three batches, and two of them are refused only
+    /// as they are written (an attachment file that is not there), in the first batch and in
+    /// the second: the second is being rendered by then, and without `--skip-invalid` none
+    /// of it may be written.
     static func inputs(in folder: URL) throws -> [String] {
-        var paths: [String] = []
+        var refusals: [String] = []
+        for number in 1...1_200 {
+            let start = 1_767_225_600 + number * 3_600
+            let attachment =
+                number == 100 || number == 900
+                ? #", "attachments": [{"path": "missing-\#(number).txt"}]"# : ""
+            refusals.append(
+                #"{"id": \#(number), "date_start": "\#(start)", "date_finish": "\#(start + 1_800)", "name": "refusal \#(number)"\#(attachment)}"#
+            )
+        }
+        let refusalsPath = folder.appendingPathComponent("refusals.ndjson").path
+        try Data(refusals.joined(separator: "\n").utf8).write(
+            to: URL(fileURLWithPath: refusalsPath))
+        var paths = [refusalsPath]
         for file in 0..<2 {
             var lines: [String] = []
             for number in 1...750 {
@@ -69,8 +87,15 @@ struct ParallelWritingTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let inputs = try Self.inputs(in: folder)
         let one = Self.convert(inputs, threads: 1, skipInvalid: skipInvalid, in: folder)
-        #expect(one.errors.count == 2, "\(one.errors)")
-        #expect(one.errors.first?.contains("part1.ndjson") == true)
+        // Without --skip-invalid, nothing after the first refusal is written (the second
+        // attachment is never looked for); what is refused as it is read is still said.
+        let expected =
+            ["refusals.ndjson:100"] + (skipInvalid ? ["refusals.ndjson:900"] : [])
+            + ["part1.ndjson:300", "part1.ndjson:640"]
+        #expect(one.errors.count == expected.count, "\(one.errors)")
+        for (error, place) in zip(one.errors, expected) {
+            #expect(error.contains(place), "\(error)")
+        }
         #expect(one.bytes.isEmpty == !skipInvalid)
         for threads in [2, 3] {
             let several = Self.convert(
