@@ -42,7 +42,7 @@ public final class ICalendarReader {
     /// keeps subcomponents other than `VALARM` (and top-level ones other than events,
     /// to-dos, journals and zones) as their lines. Time zones are always read whole.
     public var interpretedProperties: Set<String>? {
-        didSet { nameFacts = [:] }
+        didSet { nameFacts = NameTable() }
     }
 
     /// What the reader asks of a property name, answered once per name: each line asked it
@@ -55,7 +55,7 @@ public final class ICalendarReader {
         /// A TEXT property whose edge whitespace libical would lose.
         var text: Bool
     }
-    private var nameFacts: [String: NameFacts] = [:]
+    private var nameFacts = NameTable<NameFacts>()
 
     private func facts(of name: String) -> NameFacts {
         if let known = nameFacts[name] { return known }

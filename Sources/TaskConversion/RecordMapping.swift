@@ -50,8 +50,8 @@ enum RecordMapping {
     }
 
     /// The step that reads each property name, looked up once per property.
-    static let step: [String: Step] = {
-        var steps: [String: Step] = [:]
+    static let step: NameTable<Step> = {
+        var steps = NameTable<Step>()
         let table: [(Set<String>, Step)] = [
             (identity, .identity), (times, .times), (text, .text), (people, .people),
             (attachments, .attachments), (recurrence, .recurrence),
