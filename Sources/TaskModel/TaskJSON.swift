@@ -258,7 +258,12 @@ public enum TaskJSON {
     }
 
     private static func withoutByteOrderMark(_ data: Data) -> Data {
-        data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        // Byte by byte: `starts(with: [0xEF, 0xBB, 0xBF])` made an array and walked Data's
+        // generic iterator for every NDJSON line (0.6% of a conversion to .ics).
+        let start = data.startIndex
+        guard data.count >= 3, data[start] == 0xEF, data[start + 1] == 0xBB, data[start + 2] == 0xBF
+        else { return data }
+        return data.dropFirst(3)
     }
 
     /// `data` parsed, or the syntax error with its line and column (a column alone for text
@@ -353,9 +358,19 @@ public enum TaskJSON {
                 records = [TaskJSON.record(value)]
                 return
             }
-            // Almost every NDJSON line is a record.
-            let calendarMember = members.first { $0.name == "calendar" }
-            let recordsMember = members.first { $0.name == "records" }
+            // Almost every NDJSON line is a record: one pass, lengths compared first (a
+            // String == that fails takes its slow Unicode path).
+            var calendarMember: JSONValue.Member?
+            var recordsMember: JSONValue.Member?
+            for member in members {
+                switch member.name.utf8.count {
+                case 8 where calendarMember == nil && member.name == "calendar":
+                    calendarMember = member
+                case 7 where recordsMember == nil && member.name == "records":
+                    recordsMember = member
+                default: continue
+                }
+            }
             guard calendarMember != nil || recordsMember != nil else {
                 records = [TaskJSON.record(value)]
                 return
