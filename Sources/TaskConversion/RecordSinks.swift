@@ -381,7 +381,7 @@ final class ICSRecordSink: RecordSink {
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
-        assert(flight == nil, "a batch is still being rendered: completeBatches() first")
+        assert(flight == nil)  // completeBatches() first
         try write(record, from: location, rendered: nil)
     }
 
@@ -587,7 +587,7 @@ final class ICSRecordSink: RecordSink {
     }
 
     func finish() throws(Diagnostic) {
-        assert(flight == nil, "a batch is still being rendered: completeBatches() first")
+        assert(flight == nil)  // completeBatches() first
         if !started { try begin() }
         do {
             buffer.removeAll(keepingCapacity: true)
