@@ -55,9 +55,9 @@ struct NameIndex: Sendable {
     /// A name's place in ``bytes`` and its position; `position == -1`: an empty slot.
     private struct Slot: Sendable {
         var hash: UInt32
-        var start: Int32
-        var length: Int32
-        var position: Int32
+        var start: Int
+        var length: Int
+        var position: Int
 
         static let empty = Slot(hash: 0, start: 0, length: 0, position: -1)
     }
@@ -81,8 +81,7 @@ struct NameIndex: Sendable {
         Self.withBytes(of: name) { key in
             let hash = Self.hash(key)
             slots[find(key, hash: hash).slot] = Slot(
-                hash: hash, start: Int32(bytes.count), length: Int32(key.count),
-                position: Int32(position))
+                hash: hash, start: bytes.count, length: key.count, position: position)
             bytes.append(contentsOf: key)
         }
         count += 1
@@ -114,14 +113,14 @@ struct NameIndex: Sendable {
         while true {
             let slot = slots[index]
             if slot.position < 0 { return (index, -1) }
-            if slot.hash == hash, Int(slot.length) == key.count,
+            if slot.hash == hash, slot.length == key.count,
                 key.isEmpty
                     || bytes.withUnsafeBufferPointer({ stored in
-                        memcmp(stored.baseAddress! + Int(slot.start), key.baseAddress!, key.count)
+                        memcmp(stored.baseAddress! + slot.start, key.baseAddress!, key.count)
                             == 0
                     })
             {
-                return (index, Int(slot.position))
+                return (index, slot.position)
             }
             index = (index + 1) & mask
         }
