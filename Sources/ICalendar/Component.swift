@@ -538,12 +538,18 @@ final class LineMap {
     let begin: Int
     /// Each line libical holds a property for: its name (upper-cased), line number and the
     /// unfolded line as written, in file order.
+    ///
+    /// This and `index` are met for every line read and every property asked for; they are
+    /// checked for exclusivity at compile time only, as the reader's own state is (see
+    /// ``ICalendarReader``): a map belongs to one reader or component, used by one thread at
+    /// a time, and no access to either is open while another to it runs.
+    @exclusivity(unchecked)
     var properties: [(name: String, line: Int, raw: [UInt8])] = [] {
         didSet { index = nil }
     }
     /// Positions in `properties` by name, built on the first look-up: a component with
     /// 20,000 `ATTENDEE` lines is looked up in linear time, not quadratic.
-    private var index: [String: [Int]]?
+    @exclusivity(unchecked) private var index: [String: [Int]]?
     var children: [LineMap] = []
     /// Lines the reader kept as written and never gave libical (see
     /// ``ICalendarReader/interpretedProperties``), in file order.

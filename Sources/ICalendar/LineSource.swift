@@ -7,10 +7,13 @@ import Glibc
 /// and for NDJSON by the conversion layer.
 public final class LineSource {
     private let descriptor: Int32?
-    private var buffer: [UInt8]
-    private var start = 0
-    private var end = 0
-    private var atEOF = false
+    // Checked for exclusivity at compile time only (see ICalendarReader's state): the
+    // properties are private, a source is read by one thread at a time, and no access to
+    // one of them is open while another to the same one runs.
+    @exclusivity(unchecked) private var buffer: [UInt8]
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var end = 0
+    @exclusivity(unchecked) private var atEOF = false
     private static let blockSize = 1 << 18
 
     /// Reads the file at `path`; `-` is standard input.
