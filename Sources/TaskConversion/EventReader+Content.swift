@@ -321,7 +321,9 @@ extension ComponentReading {
                 if let raw = property.rawLine { extra.append((raw.line, raw.text)) }
                 continue
             }
-            guard let raw = property.rawLine, let line = try? raw.lexed() else { continue }
+            // A line without parameters has none to keep: neither lexed nor a set made.
+            guard let raw = property.rawLine, raw.hasParameters, let line = try? raw.lexed()
+            else { continue }
             var skip = RecordMapping.reproducedParameters(of: name).union([
                 EventWriter.filledParameter.name
             ])
