@@ -109,8 +109,12 @@ public struct UIDScheme: Sendable, Hashable {
     }
 
     private func parse(_ uid: String, bytes: UnsafeBufferPointer<UInt8>) -> Parsed? {
-        let prefix = 8  // "taskcal-"
-        guard bytes.count > prefix, bytes.starts(with: "taskcal-".utf8),
+        let prefix = Self.prefix.count
+        guard bytes.count > prefix,
+            Self.prefix.withUnsafeBufferPointer({
+                memcmp(bytes.baseAddress!, $0.baseAddress!, prefix)
+            })
+                == 0,
             let at = bytes.firstIndex(of: UInt8(ascii: "@")), at >= prefix, at + 1 < bytes.count
         else { return nil }
         var numberEnd = at
@@ -128,8 +132,35 @@ public struct UIDScheme: Sendable, Hashable {
             !(number.first == UInt8(ascii: "-") && digits.elementsEqual([UInt8(ascii: "0")])),
             let id = Int64(String(decoding: number, as: UTF8.self))
         else { return nil }
-        return Parsed(id: id, isDerived: namespace != nil && uid == self.uid(for: id))
+        guard namespace != nil, let tag else { return Parsed(id: id, isDerived: false) }
+        // Derived when the tag and the domain are this scheme's (the number is `id` as
+        // `uid(for:)` writes it, checked above): compared on the bytes, without making the
+        // UID again (every record read asks this).
+        let tagMatches = numberEnd != at && Self.equal(bytes[(numberEnd + 1)..<at], tag)
+        let rest = bytes[(at + 1)...]
+        var isDerived = tagMatches && Self.equal(rest, domain)
+        if tagMatches && !isDerived
+            && (rest.contains { $0 >= 0x80 } || !domain.utf8.allSatisfy { $0 < 0x80 })
+        {
+            // A domain beyond ASCII: String's == (canonical equivalence) decides, as before.
+            isDerived = uid == self.uid(for: id)
+        }
+        return Parsed(id: id, isDerived: isDerived)
     }
+
+    /// Whether `bytes` are `text`'s UTF-8 (`memcmp`: `elementsEqual` walked both generically).
+    private static func equal(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { expected in
+            expected.count == bytes.count
+                && (expected.isEmpty
+                    || memcmp(
+                        expected.baseAddress!, bytes.base.baseAddress! + bytes.startIndex,
+                        expected.count) == 0)
+        } ?? bytes.elementsEqual(text.utf8)
+    }
+
+    /// What every UID taskcal makes begins with.
+    private static let prefix = Array("taskcal-".utf8)
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
