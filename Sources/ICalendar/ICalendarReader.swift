@@ -273,7 +273,10 @@ public final class ICalendarReader {
                         "the file is \(wide), not UTF-8 as iCalendar must be (RFC 5545 §3.1.4); re-encode it, for example with iconv -f \(wide) -t UTF-8"
                     )
                 }
-                if physical.contains(0) {
+                // memchr: a generic contains(0) compared byte by byte (a third of unfolding).
+                if physical.withUnsafeBytes({
+                    $0.count > 0 && memchr($0.baseAddress!, 0, $0.count) != nil
+                }) {
                     throw ICalendarError(
                         .invalidEncoding, line: lineNumber, "the line contains a NUL byte")
                 }
