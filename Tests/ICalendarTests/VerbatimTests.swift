@@ -73,3 +73,22 @@ struct VerbatimTests {
         #expect(problem?.contains(expected) == true, "\(problem ?? "nil")")
     }
 }
+
+@Suite("A content line's value refuses control characters, wherever they stand")
+struct ControlCharacterTests {
+    @Test("each ASCII byte at each place of a value two words long: refused if CONTROL")
+    func everyByteEveryPlace() {
+        for byte in UInt8(0)...UInt8(0x7F) {
+            let isControl = byte < 0x20 && byte != 0x09 || byte == 0x7F
+            for place in 0..<19 {
+                var value = Array("abcdefghijklmnopqrs".utf8)
+                value[place] = byte
+                let line = "X-TEST:" + String(decoding: value, as: UTF8.self)
+                let refused = (try? ContentLine(parsing: line)) == nil
+                #expect(refused == isControl, "byte \(byte) at \(place)")
+            }
+        }
+        // Text beyond ASCII (its bytes are 0x80 and above) holds no control character.
+        #expect((try? ContentLine(parsing: "X-TEST:отчёт 会議 😀 naïve")) != nil)
+    }
+}
