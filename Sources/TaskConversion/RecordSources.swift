@@ -762,7 +762,8 @@ struct FileOrder {
             ids.saw(record.id)
         }
         let uid = record.uid ?? scheme.uid(for: record.id)
-        let key = uid + (record.recurrenceID.map { "@\($0)" } ?? "")
+        // The UID alone unless the record is one occurrence (no empty String appended).
+        let key = record.recurrenceID.map { uid + "@\($0)" } ?? uid
         guard let first = uids[key] else {
             uids[key] = location.line ?? 0
             return nil
