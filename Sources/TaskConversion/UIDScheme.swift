@@ -84,10 +84,10 @@ public struct UIDScheme: Sendable, Hashable {
     ) {
         var text = text
         text.withUTF8 { bytes in
-            for byte in bytes {
-                buffer[index] = byte
-                index += 1
-            }
+            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+            precondition(index + bytes.count <= buffer.count)
+            (buffer.baseAddress! + index).update(from: source, count: bytes.count)
+            index += bytes.count
         }
     }
 
