@@ -437,15 +437,6 @@ public final class Component {
         }
     }
 
-    /// Whether one of the eight bytes of `word` is `byte` (the classic zero-byte test on
-    /// `word ^ byte…`: never a miss; a rare false hit only sends the caller bytewise).
-    @inline(__always)
-    private static func hasByte(_ word: UInt64, _ byte: UInt8) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let spread = word ^ (ones &* UInt64(byte))
-        return (spread &- ones) & ~spread & 0x8080_8080_8080_8080 != 0
-    }
-
     static func repair(_ bytes: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
         assert(EdgeWhitespace.marker == 0xFF)  // what the eight-byte test below looks for
         let count = bytes.count
@@ -461,7 +452,9 @@ public final class Component {
             // (0xFF) and no 0xEF, which differ only in 0x10 (4% of writing an .ics, bytewise).
             if index + 8 <= count {
                 let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if !Self.hasByte(word, 0x0D) && !Self.hasByte(word | 0x1010_1010_1010_1010, 0xFF) {
+                if !WordScan.hasByte(word, 0x0D)
+                    && !WordScan.hasByte(word | 0x1010_1010_1010_1010, 0xFF)
+                {
                     index += 8
                     continue
                 }

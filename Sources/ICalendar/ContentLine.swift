@@ -41,15 +41,9 @@ public struct ContentLine: Sendable, Hashable {
         bytes.withUnsafeBytes { raw in
             let count = raw.count
             var index = 0
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
             while index + 8 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                // Some byte below 0x20 (exact for any bound up to 0x80), or some byte 0x7F.
-                let below = (word &- ones &* 0x20) & ~word & highs
-                let spread = word ^ (ones &* 0x7F)
-                let deletes = (spread &- ones) & ~spread & highs
-                if below | deletes != 0 {
+                if WordScan.hasByte(word, below: 0x20) || WordScan.hasByte(word, 0x7F) {
                     for offset in index..<(index + 8) where isControl(raw[offset]) { return true }
                 }
                 index += 8
