@@ -44,24 +44,49 @@ public final class LineSource {
 
     /// The next line without its line end, or `nil` at the end of the input.
     public func nextLine(limit: Int, lineNumber: Int) throws(ICalendarError) -> [UInt8]? {
+        guard let range = try nextLineRange(limit: limit, lineNumber: lineNumber) else {
+            return nil
+        }
+        return Array(buffer[range])
+    }
+
+    /// Reads the next line without its line end into `line`, replacing what it held but
+    /// keeping its capacity: a caller that copies each line on (the splitter of a large
+    /// file) makes no array per line. Returns `false` at the end of the input.
+    public func nextLine(limit: Int, lineNumber: Int, into line: inout [UInt8])
+        throws(ICalendarError) -> Bool
+    {
+        guard let range = try nextLineRange(limit: limit, lineNumber: lineNumber) else {
+            return false
+        }
+        line.removeAll(keepingCapacity: true)
+        buffer.withUnsafeBufferPointer {
+            line.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range]))
+        }
+        return true
+    }
+
+    /// Where the next line lies in the buffer (valid until the next call), without its line
+    /// end, or `nil` at the end of the input.
+    private func nextLineRange(limit: Int, lineNumber: Int) throws(ICalendarError) -> Range<Int>? {
         var searchFrom = start
         while true {
             if let newline = findNewline(from: searchFrom) {
                 var lineEnd = newline
                 if lineEnd > start, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
                 guard lineEnd - start <= limit else { throw tooLong(lineNumber, limit) }
-                let line = Array(buffer[start..<lineEnd])
+                let range = start..<lineEnd
                 start = newline + 1
-                return line
+                return range
             }
             guard end - start <= limit else { throw tooLong(lineNumber, limit) }
             if atEOF {
                 guard start < end else { return nil }
                 var lineEnd = end
                 if buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-                let line = Array(buffer[start..<lineEnd])
+                let range = start..<lineEnd
                 start = end
-                return line
+                return range
             }
             let scanned = end - start  // fill() moves the unread bytes to the front
             try fill()

@@ -24,7 +24,6 @@ final class ParallelICSSource: RecordSource {
     private var calendarZone: String?
     private var finishedReading = false
     private var sawCalendarData = false
-    private var pendingLine: (bytes: [UInt8], number: Int)?
 
     private var ready: [SourceItem] = []
     private var readyIndex = 0
@@ -33,7 +32,11 @@ final class ParallelICSSource: RecordSource {
     private var fatal: Diagnostic?
     private(set) var warnings: [Diagnostic] = []
     /// Calendar-level lines, as the splitter meets them.
-    private var calendarLines: [String] = []
+    private var calendarLines: [String] = [] {
+        didSet { calendarLineChanges += 1 }
+    }
+    /// How often ``calendarLines`` changed (a folded continuation changes its last line).
+    private var calendarLineChanges = 0
     /// The line of the open `BEGIN:VCALENDAR`, and whether the last line was a calendar-level
     /// one (so that a folded continuation belongs to it).
     private var calendarBegin = 0
@@ -43,7 +46,21 @@ final class ParallelICSSource: RecordSource {
     private var keptComponents: [String] = []
     private let lookahead: @Sendable () -> [UInt8]?
 
+    /// ``calendar`` as last made, and the sizes of what it was made from.
+    private var cachedCalendar: (made: (Int, Int, Int), info: CalendarInfo)?
+
     var calendar: CalendarInfo {
+        // Asked for every record; what it is made of only grows, so it is made again only
+        // when one of the three has (lexing the calendar's lines per record was 6% of the
+        // main thread's work).
+        let made = (calendarLineChanges, keptDefinitions.count, keptComponents.count)
+        if let cachedCalendar, cachedCalendar.made == made { return cachedCalendar.info }
+        let info = makeCalendar()
+        cachedCalendar = (made, info)
+        return info
+    }
+
+    private func makeCalendar() -> CalendarInfo {
         var lines: [String] = []
         for line in calendarLines {
             guard let name = try? ContentLine(parsing: line).name,
@@ -113,21 +130,18 @@ final class ParallelICSSource: RecordSource {
         var calendarZone: String?
     }
 
-    /// The next physical line, with its number.
-    private func nextLine() throws(Diagnostic) -> ([UInt8], Int)? {
-        if let pending = pendingLine {
-            pendingLine = nil
-            return (pending.bytes, pending.number)
-        }
+    /// Reads the next physical line into `line` (no array made per line); its number, or
+    /// `nil` at the end of the input.
+    private func nextLine(into line: inout [UInt8]) throws(Diagnostic) -> Int? {
         do {
             guard
-                let line = try lines.nextLine(
-                    limit: ReadingLimits.lineLength, lineNumber: lineNumber + 1)
+                try lines.nextLine(
+                    limit: ReadingLimits.lineLength, lineNumber: lineNumber + 1, into: &line)
             else {
                 return nil
             }
             lineNumber += 1
-            return (line, lineNumber)
+            return lineNumber
         } catch {
             throw Diagnostic(
                 .error, Location(file: path, line: error.line), error.message,
@@ -188,8 +202,10 @@ final class ParallelICSSource: RecordSource {
             current = []
             components = 0
         }
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
         while batches.count < workers * 2 {
-            guard let (line, number) = try nextLine() else {
+            guard let number = try nextLine(into: &line) else {
                 finishedReading = true
                 break
             }
