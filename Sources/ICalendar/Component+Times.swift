@@ -8,8 +8,18 @@ extension Property {
     /// - Throws: ``ICalendarError/Kind/invalidValue`` for impossible dates (libical accepts
     ///   `20240230`) and for values that are no DATE or DATE-TIME.
     public func dateTimeValue() throws(ICalendarError) -> DateTimeValue {
+        try Self.dateTimeValue(of: pointer, name: name, line: lineNumber)
+    }
+
+    /// The DATE or DATE-TIME value of the property at `pointer` (see ``dateTimeValue()``),
+    /// named `name` at `line` in messages.
+    static func dateTimeValue(
+        of pointer: OpaquePointer, name: @autoclosure () -> String, line lineNumber: Int?
+    )
+        throws(ICalendarError) -> DateTimeValue
+    {
         guard let value = icalproperty_get_value(pointer) else {
-            throw ICalendarError(.invalidValue, line: lineNumber, "\(name) has no value")
+            throw ICalendarError(.invalidValue, line: lineNumber, "\(name()) has no value")
         }
         let time: icaltimetype
         switch icalvalue_isa(value) {
@@ -20,23 +30,23 @@ extension Property {
             let period = icalvalue_get_datetimeperiod(value)
             guard icaltime_is_null_time(period.time) == 0 else {
                 throw ICalendarError(
-                    .invalidValue, line: lineNumber, "\(name) holds a PERIOD, not a date")
+                    .invalidValue, line: lineNumber, "\(name()) holds a PERIOD, not a date")
             }
             time = period.time
         default:
-            throw ICalendarError(.invalidValue, line: lineNumber, "\(name) holds no date")
+            throw ICalendarError(.invalidValue, line: lineNumber, "\(name()) holds no date")
         }
         let zone: DateTimeValue.Zone
         if icaltime_is_utc(time) != 0 {
             zone = .utc
-        } else if let tzid = parameter("TZID") {
+        } else if let tzid = parameter(named: "TZID", of: pointer) {
             zone = .tzid(tzid)
         } else {
             zone = .floating
         }
         let result = DateTimeValue(time, zone: zone)
         if let problem = result.rangeProblem {
-            throw ICalendarError(.invalidValue, line: lineNumber, "\(name): \(problem)")
+            throw ICalendarError(.invalidValue, line: lineNumber, "\(name()): \(problem)")
         }
         return result
     }

@@ -370,7 +370,9 @@ public final class Property {
     public var name: String { knownName ?? Property.name(of: pointer) }
 
     /// The parameters in file order.
-    public var parameters: [Parameter] {
+    public var parameters: [Parameter] { Self.parameters(of: pointer) }
+
+    private static func parameters(of pointer: OpaquePointer) -> [Parameter] {
         var result: [Parameter] = []
         var parameter = icalproperty_get_first_parameter(pointer, ICAL_ANY_PARAMETER)
         while let current = parameter {
@@ -382,13 +384,18 @@ public final class Property {
 
     /// The value of the first parameter named `name` (case-insensitive), if any.
     public func parameter(_ name: String) -> String? {
+        Self.parameter(named: name, of: pointer)
+    }
+
+    /// The value of the first parameter named `name` of the property at `pointer`.
+    static func parameter(named name: String, of pointer: OpaquePointer) -> String? {
         let upper = name.uppercasedName()
         let kind = icalparameter_string_to_kind(upper)
         if kind != ICAL_X_PARAMETER && kind != ICAL_IANA_PARAMETER && kind != ICAL_NO_PARAMETER {
             guard let found = icalproperty_get_first_parameter(pointer, kind) else { return nil }
             return Property.read(found).value
         }
-        return parameters.first { $0.name == upper }?.value
+        return parameters(of: pointer).first { $0.name == upper }?.value
     }
 
     private static func read(_ parameter: OpaquePointer) -> Parameter {
@@ -423,7 +430,10 @@ public final class Property {
 
     /// The value as text: unescaped for TEXT values (edge whitespace restored, see
     /// `EdgeWhitespace`), and libical's own rendering for other kinds.
-    public var text: String {
+    public var text: String { Self.text(of: pointer) }
+
+    /// The text of the property at `pointer` (see ``text``).
+    static func text(of pointer: OpaquePointer) -> String {
         guard let value = icalproperty_get_value(pointer) else { return "" }
         switch icalvalue_isa(value) {
         case ICAL_TEXT_VALUE:
@@ -443,7 +453,10 @@ public final class Property {
     }
 
     /// A `TRIGGER`: relative (a duration and whether it is related to the end) or absolute.
-    public var trigger: Trigger {
+    public var trigger: Trigger { Self.trigger(of: pointer) }
+
+    /// The trigger of the `TRIGGER` at `pointer` (see ``trigger``).
+    static func trigger(of pointer: OpaquePointer) -> Trigger {
         let trigger = icalproperty_get_trigger(pointer)
         if icaltime_is_null_time(trigger.time) == 0 {
             return .absolute(
@@ -451,7 +464,7 @@ public final class Property {
                     icaltime_as_timet_with_zone(trigger.time, icaltimezone_get_utc_timezone())))
         }
         let text = Libical.takeString(icaldurationtype_as_ical_string_r(trigger.duration)) ?? "PT0S"
-        let relatedToEnd = parameter("RELATED")?.uppercased() == "END"
+        let relatedToEnd = parameter(named: "RELATED", of: pointer)?.uppercased() == "END"
         return .relative(text, relatedToEnd: relatedToEnd)
     }
 
@@ -467,13 +480,17 @@ public final class Property {
     }
 
     /// The `ACTION` value, upper-cased (`DISPLAY`, `NONE`, `X-…`).
-    public var action: String {
+    public var action: String { Self.action(of: pointer) }
+
+    /// The `ACTION` value of the property at `pointer` (see ``action``).
+    static func action(of pointer: OpaquePointer) -> String {
         let action = icalproperty_get_action(pointer)
         if action == ICAL_ACTION_X || action == ICAL_ACTION_NONE {
-            return text.uppercased()
+            return text(of: pointer).uppercased()
         }
-        return (Libical.copyString(icalproperty_enum_to_string(Int32(action.rawValue))) ?? text)
-            .uppercased()
+        return
+            (Libical.copyString(icalproperty_enum_to_string(Int32(action.rawValue)))
+            ?? text(of: pointer)).uppercased()
     }
 
     /// The values of a list property (`CATEGORIES:a,b`), unescaped; libical splits some

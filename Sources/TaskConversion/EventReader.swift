@@ -37,8 +37,15 @@ public final class EventReader {
         public var errors: [ReadingNote] = []
     }
 
+    /// Plain events (see ``ICalendar/PlainEvent``) are read in one pass; `false` reads every
+    /// component step by step (the tests compare the two).
+    var readsPlainEvents = true
+
     /// The record of `component`, with the zones of its input.
     func read(_ component: Component, zones: ZoneResolver) -> Outcome {
+        if readsPlainEvents, let record = readPlain(component) {
+            return Outcome(record: record)
+        }
         var reading = ComponentReading(component: component, reader: self)
         reading.unreadable()
         reading.identity()
@@ -64,6 +71,66 @@ public final class EventReader {
             outcome.record = reading.record
         }
         return outcome
+    }
+}
+
+extension EventReader {
+    /// The record of a plain event, exactly as the steps below read it, or `nil` when the
+    /// event is not plain or one of the steps would say something about it (a note, a
+    /// fresh name, a time it reads its own way): those are read step by step.
+    ///
+    /// What the steps do with a plain event, and so what this does: the UID gives the id
+    /// (``identity()``); DTSTART and DTEND are UTC date-times, DTEND not before DTSTART, and
+    /// a missing DTEND ends the event when it starts (``times(_:)``); SUMMARY is the name
+    /// and an empty DESCRIPTION none (``text()``); each VALARM with a display, audio or email
+    /// action becomes an alarm with no further lines (``alarms()``); the lines kept as
+    /// written go to `ical_extra` in file order, DTSTAMP aside (``verbatim()``).
+    func readPlain(_ component: Component) -> TaskRecord? {
+        guard let event = component.plainEvent(), let uid = event.uid, !uid.isEmpty,
+            let start = event.start, start.zone == .utc, !start.isDate,
+            let summary = event.summary, !summary.isEmpty
+        else { return nil }
+        var record = TaskRecord(id: 0, dateStart: 0, dateFinish: 0, name: summary)
+        record.kind = .event
+        if let parsed = uidScheme.parse(uid) {
+            record.id = parsed.id
+            record.uid = parsed.isDerived ? nil : uid
+        } else {
+            record.id = IDAllocator.unassigned
+            record.uid = uid
+        }
+        record.dateStart = start.epochAsUTC
+        record.dateFinish = record.dateStart
+        if let end = event.end {
+            guard end.zone == .utc, !end.isDate, end.epochAsUTC >= record.dateStart else {
+                return nil
+            }
+            record.dateFinish = end.epochAsUTC
+        }
+        if let description = event.description, !description.isEmpty {
+            record.description = description
+        }
+        for alarm in event.alarms {
+            guard let action = TaskModel.Alarm.Action(rawValue: alarm.action.lowercased())
+            else { return nil }
+            let trigger: TaskModel.Alarm.Trigger =
+                switch alarm.trigger {
+                case .relative(let duration, let relatedToEnd):
+                    .relative(duration, fromEnd: relatedToEnd)
+                case .absolute(let epoch): .absolute(epoch)
+                }
+            record.alarms.append(
+                TaskModel.Alarm(
+                    action: action, trigger: trigger, description: alarm.description,
+                    summary: alarm.summary, attendees: [], sound: nil, repeatCount: nil,
+                    repeatInterval: nil, enabled: true))
+        }
+        for raw in event.verbatimLines {
+            guard let name = try? raw.lexed().name else { return nil }
+            if RecordMapping.writtenAnew.contains(name) { continue }
+            record.icalExtra.append(raw.text)
+        }
+        return record
     }
 }
 

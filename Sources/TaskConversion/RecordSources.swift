@@ -56,6 +56,9 @@ public struct ReadOptions: Sendable {
     /// Readings chosen for unclear input (unknown zones, unreadable values, components left
     /// out) are errors instead of warnings (`--strict`).
     public var strict = false
+    /// Plain events are read in one pass (``EventReader/readsPlainEvents``); the tests turn
+    /// it off to compare.
+    var readsPlainEvents = true
 
     /// Creates options.
     public init(
@@ -609,6 +612,7 @@ final class ICSDigest {
         reader.strict = options.strict
         events = EventReader(uidScheme: options.uidScheme, extraction: options.extraction)
         events.strict = options.strict
+        events.readsPlainEvents = options.readsPlainEvents
         zones = ZoneResolver(chosenZone: options.floatingZone, reader: reader, lookahead: lookahead)
     }
 
