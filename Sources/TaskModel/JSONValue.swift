@@ -158,7 +158,7 @@ extension JSONValue: Decodable {
 ///
 /// `build: false` checks a value's syntax exactly as building it would (the same errors at
 /// the same offsets) and returns `null` without making strings, arrays or members.
-private struct Parser {
+struct Parser {
     let bytes: UnsafeRawBufferPointer
     let skipping: JSONValue.Skipping?
     let knownNames = KnownNames.taskFormat
@@ -337,7 +337,7 @@ private struct Parser {
     }
 
     /// A string: its text, or why it is none (the whole string is read either way).
-    private mutating func string() throws(JSONValue.SyntaxError) -> JSONValue {
+    mutating func string() throws(JSONValue.SyntaxError) -> JSONValue {
         index += 1
         let start = index
         // The common case: no escape, no control character; one copy into a String.

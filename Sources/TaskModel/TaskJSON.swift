@@ -56,12 +56,25 @@ public enum TaskJSON {
     public static func decodeFile(_ data: Data, reading: Reading = .whole) throws(SyntaxError)
         -> File
     {
+        try decodeFile(data, reading: reading, plainRecords: true)
+    }
+
+    /// ``decodeFile(_:reading:)``; `plainRecords: false` reads every record in full (the
+    /// tests compare the two).
+    static func decodeFile(_ data: Data, reading: Reading, plainRecords: Bool) throws(SyntaxError)
+        -> File
+    {
         if let problem = encodingProblem(data) { throw problem }
         let data = withoutByteOrderMark(data)
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         switch first {
         case UInt8(ascii: "["):
-            // The records are the array's objects.
+            // The records are the array's objects: plain ones read straight from the bytes.
+            if plainRecords, reading == .whole,
+                let records = data.withUnsafeBytes({ arrayRecords($0) })
+            {
+                return File(records: records)
+            }
             let skipping = reading.skipping(recordDepth: .array)
             guard case .array(var values) = try parse(data, skipping: skipping) else {
                 return File(records: [])
@@ -92,7 +105,9 @@ public enum TaskJSON {
         TaskRecord, RecordProblems
     > {
         if let problem = encodingProblem(data) { throw problem }
-        let value = try parse(withoutByteOrderMark(data))
+        let data = withoutByteOrderMark(data)
+        if let record = plainRecord(data), record.problems.isEmpty { return .success(record) }
+        let value = try parse(data)
         guard case .object = value else { throw notAnObject(value) }
         return record(value)
     }
@@ -110,8 +125,11 @@ public enum TaskJSON {
         throws(SyntaxError) -> Line
     {
         if let problem = encodingProblem(data) { throw problem }
-        let value = try parse(
-            withoutByteOrderMark(data), skipping: reading.skipping(recordDepth: .line))
+        let data = withoutByteOrderMark(data)
+        if reading == .whole, let record = plainRecord(data), record.problems.isEmpty {
+            return .record(.success(record))
+        }
+        let value = try parse(data, skipping: reading.skipping(recordDepth: .line))
         guard case .object = value else { throw notAnObject(value) }
         let object = FileObject(value)
         if object.isCalendarLine {
@@ -333,7 +351,7 @@ public enum TaskJSON {
         return records
     }
 
-    private static func record(_ value: JSONValue) -> Result<TaskRecord, RecordProblems> {
+    static func record(_ value: JSONValue) -> Result<TaskRecord, RecordProblems> {
         do {
             let record = try TaskRecord(json: value)
             let problems = record.problems

@@ -1,0 +1,293 @@
+import Foundation
+
+/// Records of the plain shape read straight from their bytes, without a ``JSONValue`` tree.
+///
+/// Plain means: an object whose members are `id` (a whole number written without fraction
+/// or exponent), `date_start` and `date_finish` (decimal strings or such numbers), `name`,
+/// and optionally `description`, `uid` (strings) and `alarms` (an array of objects with
+/// `action` and a relative `trigger`, and optionally `description` and `summary`, all
+/// strings), each once, none `null`, with no trailing comma. That is what taskcal itself
+/// writes for most events, and what most task lists hold.
+///
+/// A plain record is exactly the record ``TaskRecord/init(json:)`` reads from the same text;
+/// anything else (another field, a duplicate, a value of another type or that fails its
+/// check) makes the reader return `nil`, and the caller reads the text in full, which finds
+/// and words every problem as it always did. Building the tree and asking it for some thirty
+/// fields by name cost about four times the parsing (issue 13).
+extension TaskJSON {
+    /// The plain record in `data`, which holds one JSON text (an NDJSON line), or `nil`.
+    static func plainRecord(_ data: Data) -> TaskRecord? {
+        data.withUnsafeBytes { plainRecord($0) }
+    }
+
+    /// The plain record in `bytes`, which hold one JSON text (an NDJSON line), or `nil`.
+    static func plainRecord(_ bytes: UnsafeRawBufferPointer) -> TaskRecord? {
+        var reader = PlainReader(parser: Parser(bytes: bytes, skipping: nil))
+        reader.parser.skipWhitespace()
+        guard let record = reader.record() else { return nil }
+        reader.parser.skipWhitespace()
+        return reader.parser.index == bytes.count ? record : nil
+    }
+
+    /// The records of the JSON array in `bytes`, each read as a plain record where it is
+    /// one and in full where it is not, or `nil` when the text is not one array of JSON
+    /// values (the caller parses it whole, which words the syntax error).
+    static func arrayRecords(_ bytes: UnsafeRawBufferPointer) -> [Result<
+        TaskRecord, RecordProblems
+    >]? {
+        var parser = Parser(bytes: bytes, skipping: nil)
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "[") else {
+            return nil
+        }
+        parser.index += 1
+        var records: [Result<TaskRecord, RecordProblems>] = []
+        parser.skipWhitespace()
+        guard parser.index < bytes.count else { return nil }
+        if bytes[parser.index] == UInt8(ascii: "]") {
+            parser.index += 1
+        } else {
+            while true {
+                // The elements of the top-level array are at depth 1, as the whole parse
+                // reads them (the nesting limit counts from there).
+                let start = parser.index
+                var plain = PlainReader(parser: parser)
+                if let record = plain.record(), record.problems.isEmpty {
+                    records.append(.success(record))
+                    parser.index = plain.parser.index
+                } else {
+                    parser.index = start
+                    guard let value = try? parser.value(depth: 1) else { return nil }
+                    records.append(TaskJSON.record(value))
+                }
+                parser.skipWhitespace()
+                guard parser.index < bytes.count else { return nil }
+                if bytes[parser.index] == UInt8(ascii: "]") {
+                    parser.index += 1
+                    break
+                }
+                guard bytes[parser.index] == UInt8(ascii: ",") else { return nil }
+                parser.index += 1
+                parser.skipWhitespace()
+                guard parser.index < bytes.count else { return nil }
+                if bytes[parser.index] == UInt8(ascii: "]") {  // a trailing comma
+                    parser.index += 1
+                    break
+                }
+            }
+        }
+        parser.skipWhitespace()
+        return parser.index == bytes.count ? records : nil
+    }
+}
+
+/// Reads plain records and alarms off a ``Parser``'s position.
+private struct PlainReader {
+    var parser: Parser
+
+    private var bytes: UnsafeRawBufferPointer { parser.bytes }
+
+    /// The member names a plain record or alarm may have.
+    private enum Name {
+        case id, dateStart, dateFinish, name, description, uid, alarms
+        case action, trigger, summary
+    }
+
+    /// The name at the parser (its opening quote), when it is one of the plain names written
+    /// without escapes; the parser is then past its closing quote.
+    private mutating func name() -> Name? {
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
+            return nil
+        }
+        let start = parser.index + 1
+        let stop = ByteScan.stringStop(in: bytes, from: start)
+        guard stop < bytes.count, bytes[stop] == UInt8(ascii: "\"") else { return nil }
+        let name = UnsafeRawBufferPointer(rebasing: bytes[start..<stop])
+        func `is`(_ text: StaticString) -> Bool {
+            name.count == text.utf8CodeUnitCount
+                && memcmp(name.baseAddress!, text.utf8Start, name.count) == 0
+        }
+        let found: Name?
+        switch name.count {
+        case 2: found = `is`("id") ? .id : nil
+        case 3: found = `is`("uid") ? .uid : nil
+        case 4: found = `is`("name") ? .name : nil
+        case 6: found = `is`("alarms") ? .alarms : `is`("action") ? .action : nil
+        case 7: found = `is`("trigger") ? .trigger : `is`("summary") ? .summary : nil
+        case 10: found = `is`("date_start") ? .dateStart : nil
+        case 11:
+            found = `is`("date_finish") ? .dateFinish : `is`("description") ? .description : nil
+        default: found = nil
+        }
+        parser.index = stop + 1
+        return found
+    }
+
+    /// Past whitespace, the byte `byte` consumed: whether it was there.
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == byte else { return false }
+        parser.index += 1
+        return true
+    }
+
+    /// The members of an object, each handed to `member` with the parser at its value;
+    /// `false` when the text is not a plain object or `member` refuses.
+    private mutating func members(_ member: (inout PlainReader, Name) -> Bool) -> Bool {
+        guard consume(UInt8(ascii: "{")) else { return false }
+        parser.skipWhitespace()
+        if consume(UInt8(ascii: "}")) { return true }
+        while true {
+            parser.skipWhitespace()
+            guard let name = name(), consume(UInt8(ascii: ":")) else { return false }
+            parser.skipWhitespace()
+            guard member(&self, name) else { return false }
+            if consume(UInt8(ascii: "}")) { return true }
+            guard consume(UInt8(ascii: ",")) else { return false }
+        }
+    }
+
+    /// A string without problems.
+    private mutating func string() -> String? {
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\""),
+            case .string(let text)? = try? parser.string()
+        else { return nil }
+        return text
+    }
+
+    /// A whole number written as decimal digits (optionally after `-`, no leading zero), of
+    /// at most eighteen digits: what ``JSONNumber`` reads as itself.
+    private mutating func integer() -> Int64? {
+        var index = parser.index
+        let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let first = index
+        var value: Int64 = 0
+        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+            value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
+            index += 1
+            guard index - first <= 18 else { return nil }
+        }
+        let digits = index - first
+        guard digits > 0, bytes[first] != UInt8(ascii: "0") || digits == 1 else { return nil }
+        // A fraction or an exponent follows: read in full.
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"),
+                UInt8(ascii: "-"):
+                return nil
+            default: break
+            }
+        }
+        parser.index = index
+        return negative ? -value : value
+    }
+
+    /// Unix seconds as ``Fields/timestamp(_:)`` reads them, from a string or a plain number.
+    private mutating func timestamp() -> Int64? {
+        guard parser.index < bytes.count else { return nil }
+        if bytes[parser.index] == UInt8(ascii: "\"") {
+            return string().flatMap(Timestamp.parse)
+        }
+        return integer()
+    }
+
+    /// The plain record at the parser, or `nil`.
+    mutating func record() -> TaskRecord? {
+        var id: Int64?
+        var start: Int64?
+        var finish: Int64?
+        var name: String?
+        var description: String?
+        var uid: String?
+        var alarms: [Alarm]?
+        let read = members { reader, member in
+            switch member {
+            case .id:
+                guard id == nil else { return false }
+                id = reader.integer()
+                return id != nil
+            case .dateStart:
+                guard start == nil else { return false }
+                start = reader.timestamp()
+                return start != nil
+            case .dateFinish:
+                guard finish == nil else { return false }
+                finish = reader.timestamp()
+                return finish != nil
+            case .name:
+                guard name == nil else { return false }
+                name = reader.string()
+                return name != nil
+            case .description:
+                guard description == nil else { return false }
+                description = reader.string()
+                return description != nil
+            case .uid:
+                guard uid == nil else { return false }
+                uid = reader.string()
+                return uid != nil
+            case .alarms:
+                guard alarms == nil else { return false }
+                alarms = reader.alarms()
+                return alarms != nil
+            default:
+                return false
+            }
+        }
+        guard read, let id, let start, let finish, let name else { return nil }
+        return TaskRecord(
+            id: id, dateStart: start, dateFinish: finish, name: name, description: description,
+            uid: uid, alarms: alarms ?? [])
+    }
+
+    /// A plain array of plain alarms, or `nil`.
+    private mutating func alarms() -> [Alarm]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var alarms: [Alarm] = []
+        if consume(UInt8(ascii: "]")) { return alarms }
+        while true {
+            parser.skipWhitespace()
+            guard let alarm = alarm() else { return nil }
+            alarms.append(alarm)
+            if consume(UInt8(ascii: "]")) { return alarms }
+            guard consume(UInt8(ascii: ",")) else { return nil }
+        }
+    }
+
+    /// A plain alarm: `action`, a relative `trigger`, and `description` or `summary`.
+    private mutating func alarm() -> Alarm? {
+        var action: Alarm.Action?
+        var trigger: String?
+        var description: String?
+        var summary: String?
+        let read = members { reader, member in
+            switch member {
+            case .action:
+                guard action == nil, let text = reader.string() else { return false }
+                action = Alarm.Action(rawValue: text.lowercased())
+                return action != nil
+            case .trigger:
+                guard trigger == nil, let text = reader.string(),
+                    ISODuration.seconds(text) != nil
+                else { return false }
+                trigger = text
+                return true
+            case .description:
+                guard description == nil else { return false }
+                description = reader.string()
+                return description != nil
+            case .summary:
+                guard summary == nil else { return false }
+                summary = reader.string()
+                return summary != nil
+            default:
+                return false
+            }
+        }
+        guard read, let action, let trigger else { return nil }
+        return Alarm(
+            action: action, trigger: .relative(trigger, fromEnd: false), description: description,
+            summary: summary)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+
+@testable import TaskModel
+
+/// What reading `text` in full gives: the record or its problems, or the syntax error.
+private func fullReading(_ text: String) -> String {
+    do {
+        let value = try JSONValue.parse(Data(text.utf8))
+        switch TaskJSON.record(value) {
+        case .success(let record): return "record \(record.jsonLine)"
+        case .failure(let problems): return "problems \(problems)"
+        }
+    } catch {
+        return "syntax \(error.reason) \(String(describing: error.offset))"
+    }
+}
+
+/// What the plain reader gives for `text`: the record, or nil.
+private func plainReading(_ text: String) -> String? {
+    let data = Data(text.utf8)
+    // As its callers take it: a record with problems is read in full.
+    guard let record = TaskJSON.plainRecord(data), record.problems.isEmpty else { return nil }
+    return "record \(record.jsonLine)"
+}
+
+/// Records around the plain shape, each plain or one change away from it.
+private let texts: [String] = [
+    #"{"id": 1, "date_start": "147600000", "date_finish": "147610000", "name": "My task", "description": "Описание моего дела"}"#,
+    #"{"name":"n","id":-7,"date_finish":"10","date_start":"-5","uid":"a@b"}"#,
+    #"  {"id": 0, "date_start": 5, "date_finish": 6, "name": "x"}  "#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "e\u0301\n\t\"\\/\ud83d\ude00 tail"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": [{"action": "DISPLAY", "trigger": "-PT15M", "description": "d"}, {"trigger": "P1D", "action": "Display", "summary": "s", "description": "b"}, {"action": "audio", "trigger": "PT0S"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": []}"#,
+    // One change away.
+    #"{"id": 1.0, "date_start": "1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 1e2, "date_start": "1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 01, "date_start": "1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": -0, "date_start": "1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 9223372036854775807, "date_start": "1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 92233720368547758070, "date_start": "1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": "1", "date_start": "1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 1, "date_start": "+1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 1, "date_start": "001", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 1, "date_start": 1.5, "date_finish": "2", "name": "x"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "0", "name": "x"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": ""}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "  "}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "a\u0000b"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "\ud800"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "name": "y"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "description": null}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "uid": ""}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "color": "red"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "nam\u0065": "y"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x",}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x"} x"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x""#,
+    #"{"id": 1 "date_start": "1", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": [{"action": "procedure", "trigger": "-PT5M"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": [{"action": "display", "trigger": "PT-5M"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": [{"action": "display", "trigger": "-PT5M", "related": "end"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": [{"action": "display"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": [{"action": "display", "trigger": "-PT5M"},]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": {}}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "kind": "todo"}"#,
+    #"[{"id": 1, "date_start": "1", "date_finish": "2", "name": "x"}]"#,
+    #""text""#, "", "{}", "[]",
+]
+
+@Suite("Plain records read straight from their bytes are what reading them in full gives")
+struct PlainJSONTests {
+    @Test("records near the plain shape")
+    func nearlyPlain() {
+        var plain: [Int] = []
+        for (index, text) in texts.enumerated() {
+            let full = fullReading(text)
+            guard let fast = plainReading(text) else { continue }
+            plain.append(index)
+            #expect(fast == full, "\(text)")
+        }
+        // The plain ones, and those one change away that are plain still (-0, "001").
+        #expect(plain == [0, 1, 2, 3, 4, 5, 9, 14], "read straight from their bytes")
+    }
+
+    @Test("an NDJSON line and a one-record file read alike either way")
+    func lines() throws {
+        for text in texts {
+            let data = Data(text.utf8)
+            var line: String
+            do {
+                switch try TaskJSON.decodeLine(data) {
+                case .success(let record): line = "record \(record.jsonLine)"
+                case .failure(let problems): line = "problems \(problems)"
+                }
+            } catch {
+                line = "error \(error.message)"
+            }
+            let full = fullReading(text)
+            if case .object? = try? JSONValue.parse(data) {
+                #expect(line == full, "\(text)")
+            } else {
+                #expect(line.hasPrefix("error"), "\(text)")
+            }
+        }
+    }
+
+    @Test("a file's array: each element plain or read in full, syntax errors as before")
+    func arrays() throws {
+        let elements = texts.filter { $0.hasPrefix("{") || $0.hasPrefix("  {") }
+        var arrays = [
+            "[" + elements.joined(separator: ",\n") + "]",
+            "[" + elements.prefix(4).joined(separator: ", ") + ",]",
+            "[ ]", "[1, \"x\", null, {}]", "[{\"id\": 1}, ]", "[{\"id\": 1} {\"id\": 2}]",
+            "[" + elements[0] + ", " + elements[1] + "] trailing",
+        ]
+        arrays.append(
+            "[" + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "]")
+        arrays.append(
+            "[" + String(repeating: "[", count: 512) + String(repeating: "]", count: 512) + "]")
+        for text in arrays {
+            let data = Data(text.utf8)
+            let viaPlain = Self.describe { try TaskJSON.decodeFile(data) }
+            let viaFull = Self.describe {
+                try TaskJSON.decodeFile(data, reading: .whole, plainRecords: false)
+            }
+            #expect(viaPlain == viaFull, "\(text.prefix(200))")
+        }
+    }
+
+    @Test("random changes to plain lines")
+    func mutations() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array(#"{}[],:"\ 0123456789-+.eEaxnul"#.utf8)
+        let plainTexts = texts.prefix(6)
+        for _ in 0..<4000 {
+            var bytes = Array(plainTexts.randomElement(using: &generator)!.utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[position] = alphabet.randomElement(using: &generator)!
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
+                }
+                if bytes.isEmpty { bytes = [0x7B] }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let fast = plainReading(text) {
+                #expect(fast == fullReading(text), "\(text)")
+            }
+        }
+    }
+
+    private static func describe(_ read: () throws -> TaskJSON.File) -> String {
+        do {
+            let file = try read()
+            return file.records.map {
+                switch $0 {
+                case .success(let record): "record \(record.jsonLine)"
+                case .failure(let problems): "problems \(problems)"
+                }
+            }.joined(separator: "\n")
+        } catch {
+            return "error \(error)"
+        }
+    }
+}
