@@ -268,7 +268,10 @@ public final class Component {
     public func addProperty(
         _ name: String, _ value: PropertyValue, parameters: [Parameter] = []
     ) {
-        add(Property(name, value, parameters: parameters))
+        // Straight into libical's tree: a Property object for each field written, made and
+        // freed at once, was a fifth of building an event (issue 13).
+        icalcomponent_add_property(pointer, Property.make(name, value, parameters: parameters))
+        cachedIndex = nil
     }
 
     // MARK: - Serialization

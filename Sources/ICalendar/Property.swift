@@ -82,6 +82,20 @@ public final class Property {
     /// Invalid `literal` text or a parameter value outside its enumeration is a programming
     /// error and traps; text from users goes through ``PropertyValue/text(_:)``.
     public init(_ name: String, _ value: PropertyValue, parameters: [Parameter] = []) {
+        pointer = Self.make(name, value, parameters: parameters)
+        owner = nil
+        ownsPointer = true
+        lineNumber = nil
+        rawLine = nil
+        knownName = nil
+    }
+
+    /// A new libical property `name` with `value` and `parameters`, owned by the caller (see
+    /// ``init(_:_:parameters:)``): ``Component/addProperty(_:_:parameters:)`` hands it to
+    /// the component at once, without a ``Property`` for it.
+    static func make(_ name: String, _ value: PropertyValue, parameters: [Parameter])
+        -> OpaquePointer
+    {
         Libical.ensureReady()
         let upper = name.uppercasedName()
         let kind = PropertyKinds.kind(of: upper)
@@ -121,12 +135,7 @@ public final class Property {
         for parameter in parameters {
             icalproperty_add_parameter(made, Property.namedParameter(parameter))
         }
-        pointer = made
-        owner = nil
-        ownsPointer = true
-        lineNumber = nil
-        rawLine = nil
-        knownName = nil
+        return made
     }
 
     /// Creates a free-standing property from one unfolded content line

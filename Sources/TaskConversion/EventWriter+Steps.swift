@@ -43,9 +43,9 @@ struct ComponentWriting {
         keptParameters: [String: String]? = nil
     ) {
         var all = parameters
-        if let text = (keptParameters ?? record.icalParameters)[name],
-            let kept = ParameterText.parse(text)
-        {
+        let keptText = keptParameters ?? record.icalParameters
+        // Most records keep none: no name hashed for nothing.
+        if !keptText.isEmpty, let text = keptText[name], let kept = ParameterText.parse(text) {
             // VALUE is written by libical from the value itself.
             let present = Set(all.map(\.name)).union(["VALUE"])
             all += kept.filter { !present.contains($0.name) }
@@ -301,7 +301,9 @@ struct ComponentWriting {
         let built = Component(kind: .alarm)
         func add(_ name: String, _ value: PropertyValue, parameters: [Parameter] = []) {
             var all = parameters
-            if let text = alarm.icalParameters[name], let kept = ParameterText.parse(text) {
+            if !alarm.icalParameters.isEmpty, let text = alarm.icalParameters[name],
+                let kept = ParameterText.parse(text)
+            {
                 all += kept
             }
             built.addProperty(name, value, parameters: all)
