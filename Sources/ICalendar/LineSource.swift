@@ -14,6 +14,9 @@ public final class LineSource {
     @exclusivity(unchecked) private var start = 0
     @exclusivity(unchecked) private var end = 0
     @exclusivity(unchecked) private var atEOF = false
+    /// A run of whole lines kept in the buffer until it is taken (see ``mark(from:)``):
+    /// where it begins and ends.
+    @exclusivity(unchecked) private var marked: Range<Int>?
     private static let blockSize = 1 << 18
 
     /// Reads the file at `path`; `-` is standard input.
@@ -50,25 +53,11 @@ public final class LineSource {
         return Array(buffer[range])
     }
 
-    /// Reads the next line without its line end into `line`, replacing what it held but
-    /// keeping its capacity: a caller that copies each line on (the splitter of a large
-    /// file) makes no array per line. Returns `false` at the end of the input.
-    public func nextLine(limit: Int, lineNumber: Int, into line: inout [UInt8])
-        throws(ICalendarError) -> Bool
+    /// Where the next line lies in the buffer (valid until the next call; read it with
+    /// ``withBuffer(_:)``), without its line end, or `nil` at the end of the input.
+    package func nextLineRange(limit: Int, lineNumber: Int) throws(ICalendarError)
+        -> Range<Int>?
     {
-        guard let range = try nextLineRange(limit: limit, lineNumber: lineNumber) else {
-            return false
-        }
-        line.removeAll(keepingCapacity: true)
-        buffer.withUnsafeBufferPointer {
-            line.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range]))
-        }
-        return true
-    }
-
-    /// Where the next line lies in the buffer (valid until the next call), without its line
-    /// end, or `nil` at the end of the input.
-    private func nextLineRange(limit: Int, lineNumber: Int) throws(ICalendarError) -> Range<Int>? {
         var searchFrom = start
         while true {
             if let newline = findNewline(from: searchFrom) {
@@ -94,6 +83,36 @@ public final class LineSource {
         }
     }
 
+    /// The buffer the ranges of ``nextLineRange(limit:lineNumber:)`` point into.
+    package func withBuffer<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        buffer.withUnsafeBufferPointer(body)
+    }
+
+    // MARK: - Runs of lines
+
+    /// Starts a run of whole lines with the line at `lineStart` (the start of the range the
+    /// last call gave), kept in the buffer until ``takeMarked()``: a caller that hands
+    /// contiguous lines on (the splitter of a large .ics) copies them once, as they are,
+    /// line ends and all, instead of line by line.
+    package func mark(from lineStart: Int) {
+        marked = lineStart..<start
+    }
+
+    /// Extends the run to the end of the last line read, its line end included.
+    package func extendMark() {
+        if let run = marked { marked = run.lowerBound..<start }
+    }
+
+    /// Whether a run is being kept.
+    package var isMarking: Bool { marked != nil }
+
+    /// The run's bytes, and no run any more; `nil` when there is none.
+    package func takeMarked() -> [UInt8]? {
+        guard let run = marked else { return nil }
+        marked = nil
+        return Array(buffer[run])
+    }
+
     private func findNewline(from index: Int) -> Int? {
         guard index < end else { return nil }
         return buffer.withUnsafeBufferPointer { pointer -> Int? in
@@ -111,12 +130,15 @@ public final class LineSource {
             atEOF = true
             return
         }
-        if start > 0 {
+        // The unread bytes, and a run being kept, move to the front.
+        let keep = min(start, marked?.lowerBound ?? start)
+        if keep > 0 {
             buffer.withUnsafeMutableBufferPointer { pointer in
-                _ = memmove(pointer.baseAddress!, pointer.baseAddress! + start, end - start)
+                _ = memmove(pointer.baseAddress!, pointer.baseAddress! + keep, end - keep)
             }
-            end -= start
-            start = 0
+            end -= keep
+            start -= keep
+            if let run = marked { marked = (run.lowerBound - keep)..<(run.upperBound - keep) }
         }
         if end == buffer.count {
             buffer += [UInt8](repeating: 0, count: buffer.count)

@@ -130,18 +130,18 @@ final class ParallelICSSource: RecordSource {
         var calendarZone: String?
     }
 
-    /// Reads the next physical line into `line` (no array made per line); its number, or
-    /// `nil` at the end of the input.
-    private func nextLine(into line: inout [UInt8]) throws(Diagnostic) -> Int? {
+    /// Where the next physical line lies in the line source's buffer (until the next call),
+    /// with its number; `nil` at the end of the input.
+    private func nextLineRange() throws(Diagnostic) -> (Range<Int>, Int)? {
         do {
             guard
-                try lines.nextLine(
-                    limit: ReadingLimits.lineLength, lineNumber: lineNumber + 1, into: &line)
+                let range = try lines.nextLineRange(
+                    limit: ReadingLimits.lineLength, lineNumber: lineNumber + 1)
             else {
                 return nil
             }
             lineNumber += 1
-            return lineNumber
+            return (range, lineNumber)
         } catch {
             throw Diagnostic(
                 .error, Location(file: path, line: error.line), error.message,
@@ -178,13 +178,19 @@ final class ParallelICSSource: RecordSource {
     }
 
     /// Reads up to one round of batches.
+    ///
+    /// A batch is a run of whole lines of the file, as they are (line ends included), copied
+    /// once when it is closed: the line source keeps the run in its buffer until then. A
+    /// line inside a component, most of a file, is only looked at for its first byte; the
+    /// others are copied into one reused buffer to be read.
     private func splitRound() throws(Diagnostic) -> [Batch] {
         var batches: [Batch] = []
-        var current: [UInt8] = []
         var currentFirst = 0
         var components = 0
         var inZone = false
         var zoneText: [UInt8] = []
+        /// A `VTIMEZONE` the file ends inside: it goes to the reader before the last batch.
+        var unclosedZone: [UInt8]?
         func close() {
             if calendarZone == nil,
                 let line = calendarLines.first(where: {
@@ -193,22 +199,40 @@ final class ParallelICSSource: RecordSource {
             {
                 calendarZone = String(line.dropFirst(14))
             }
-            if !current.isEmpty {
+            let run = lines.takeMarked()
+            let bytes = unclosedZone.map { $0 + (run ?? []) } ?? run
+            unclosedZone = nil
+            if let bytes, !bytes.isEmpty {
                 batches.append(
                     Batch(
-                        bytes: current, firstLine: currentFirst, zones: zones,
+                        bytes: bytes, firstLine: currentFirst, zones: zones,
                         calendarZone: calendarZone))
             }
-            current = []
             components = 0
         }
         var line: [UInt8] = []
         line.reserveCapacity(256)
         while batches.count < workers * 2 {
-            guard let number = try nextLine(into: &line) else {
+            guard let (range, number) = try nextLineRange() else {
                 finishedReading = true
                 break
             }
+            let first: UInt8? = range.isEmpty ? nil : lines.withBuffer { $0[range.lowerBound] }
+            if depth >= 2, let first, first | 0x20 != UInt8(ascii: "b"),
+                first | 0x20 != UInt8(ascii: "e")
+            {
+                // A property inside a component: no BEGIN or END, nothing at the calendar's
+                // level. It belongs to the zone being read or to the batch.
+                if inZone {
+                    lines.withBuffer { zoneText.append(contentsOf: $0[range]) }
+                    zoneText.append(contentsOf: [0x0D, 0x0A])
+                } else {
+                    lines.extendMark()
+                }
+                continue
+            }
+            line.removeAll(keepingCapacity: true)
+            lines.withBuffer { line.append(contentsOf: $0[range]) }
             let word = Self.keyword(line)
             let isContinuation = line.first == 0x20 || line.first == 0x09
             if (depth == 1 || (depth == 0 && sawCalendarData)) && !word.isBegin && !word.isEnd {
@@ -253,6 +277,9 @@ final class ParallelICSSource: RecordSource {
                 && !options.strict
             {
                 // As the one-thread reader: an END of nothing open does not end the calendar.
+                // The batch ends before it: a reader of the batch alone would take it for an
+                // END without a BEGIN.
+                close()
                 warn(
                     Diagnostic(
                         .warning, Location(file: path, line: number),
@@ -307,8 +334,9 @@ final class ParallelICSSource: RecordSource {
                         close()
                         inZone = true
                         zoneText = []
-                    } else if current.isEmpty {
+                    } else if !lines.isMarking {
                         currentFirst = number
+                        lines.mark(from: range.lowerBound)
                     }
                 }
                 depth += 1
@@ -323,8 +351,7 @@ final class ParallelICSSource: RecordSource {
                     inZone = false
                 }
             } else {
-                current.append(contentsOf: line)
-                current.append(contentsOf: [0x0D, 0x0A])
+                lines.extendMark()
                 if word.isEnd && depth <= 1 {
                     components += 1
                     if components >= options.parallelBatchSize { close() }
@@ -332,7 +359,7 @@ final class ParallelICSSource: RecordSource {
             }
         }
         // An unclosed VTIMEZONE goes to the reader, which reports it.
-        if inZone { current = zoneText + current }
+        if inZone { unclosedZone = zoneText }
         close()
         if finishedReading && depth >= 1 && fatal == nil {
             if depth == 1 && options.strict {

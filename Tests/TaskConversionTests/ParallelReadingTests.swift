@@ -88,6 +88,35 @@ struct ParallelReadingTests {
         }
     }
 
+    @Test("blank lines, stray ENDs and LF line ends between events: the same lines named")
+    func betweenEvents() throws {
+        func event(_ index: Int) -> String {
+            let end = index == 9 ? "DTEND:tomorrow" : "DTEND:20260101T110000Z"
+            return
+                "BEGIN:VEVENT\nUID:e\(index)\nDTSTART:20260101T100000Z\n\(end)\nSUMMARY:s\(index)\nEND:VEVENT\n"
+        }
+        var text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"
+        for index in 1...12 {
+            text += event(index)
+            switch index % 4 {
+            case 0: text += "\n\n"
+            case 1: text += "   \n"
+            case 2: text += "END:VEVENT\r\n"
+            default: text += "\t\r\n"
+            }
+        }
+        text += "END:VCALENDAR\n"
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "between-\(UUID().uuidString).ics")
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let sequential = transcript(url.path, ReadOptions(floatingZone: "Europe/Berlin"))
+        #expect(sequential.contains { $0.contains("DTEND") && $0.contains(":") })
+        for batch in [1, 2, 5, 100] {
+            #expect(transcript(url.path, parallel(2, batch: batch)) == sequential, "batch \(batch)")
+        }
+    }
+
     @Test("BEGIN and END in any case, with blanks around the name, or with non-ASCII after it")
     func keywordSpellings() throws {
         let events = [
