@@ -20,9 +20,14 @@ extension TaskRecord {
         {
             found.append(Problem(field: "name", "is empty; every record needs a name"))
         }
-        for (field, value) in [("date_start", dateStart), ("date_finish", dateFinish)]
-        where !Timestamp.range.contains(value) {
-            found.append(Problem(field: field, "\(value) is outside the years 0001–9999"))
+        // Two tests, not a loop over a literal: an array of pairs made for every record.
+        if !Timestamp.range.contains(dateStart) {
+            found.append(
+                Problem(field: "date_start", "\(dateStart) is outside the years 0001–9999"))
+        }
+        if !Timestamp.range.contains(dateFinish) {
+            found.append(
+                Problem(field: "date_finish", "\(dateFinish) is outside the years 0001–9999"))
         }
         if dateFinish < dateStart {
             found.append(

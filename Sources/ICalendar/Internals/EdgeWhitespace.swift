@@ -76,7 +76,10 @@ enum EdgeWhitespace {
     static func restore(_ cString: UnsafePointer<CChar>?) -> String {
         guard let cString else { return "" }
         let bytes = UnsafeRawBufferPointer(start: cString, count: strlen(cString))
-        guard bytes.contains(marker) else { return String(decoding: bytes, as: UTF8.self) }
+        // memchr: a generic contains() went byte by byte over every text value read.
+        guard bytes.count > 0, memchr(cString, Int32(marker), bytes.count) != nil else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = 0
