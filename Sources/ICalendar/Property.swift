@@ -93,6 +93,9 @@ public final class Property {
     /// A new libical property `name` with `value` and `parameters`, owned by the caller (see
     /// ``init(_:_:parameters:)``): ``Component/addProperty(_:_:parameters:)`` hands it to
     /// the component at once, without a ``Property`` for it.
+    ///
+    /// Strings go to libical through `withCString`: passed as they are, each was first copied
+    /// into a new array (`String.utf8CString`), for every value of every event written.
     static func make(_ name: String, _ value: PropertyValue, parameters: [Parameter])
         -> OpaquePointer
     {
@@ -102,12 +105,12 @@ public final class Property {
         var made: OpaquePointer
         switch value {
         case .attachmentURI(let uri):
-            let attach = icalattach_new_from_url(uri)!
+            let attach = uri.withCString { icalattach_new_from_url($0) }!
             made = icalproperty_new_attach(attach)
             icalattach_unref(attach)
         case .attachmentBase64(let base64):
             // A nil free function makes libical copy the bytes, so the temporary is safe.
-            let attach = icalattach_new_from_data(base64, nil, nil)!
+            let attach = base64.withCString { icalattach_new_from_data($0, nil, nil) }!
             made = icalproperty_new_attach(attach)
             icalattach_unref(attach)
             icalproperty_add_parameter(made, icalparameter_new_encoding(ICAL_ENCODING_BASE64))
@@ -115,7 +118,7 @@ public final class Property {
         default:
             made = icalproperty_new(kind == ICAL_NO_PROPERTY ? ICAL_X_PROPERTY : kind)
             if kind == ICAL_X_PROPERTY || kind == ICAL_NO_PROPERTY {
-                icalproperty_set_x_name(made, upper)
+                upper.withCString { icalproperty_set_x_name(made, $0) }
             }
             icalproperty_set_value(made, Property.makeValue(value, for: kind))
         }
@@ -123,7 +126,7 @@ public final class Property {
             if case .tzid(let tzid) = time.zone {
                 // `icalproperty_new_dtstart(zoned)` would drop the zone; the parameter is
                 // written here, with the plain IANA name and never libical's prefix.
-                icalproperty_add_parameter(made, icalparameter_new_tzid(tzid))
+                icalproperty_add_parameter(made, tzid.withCString { icalparameter_new_tzid($0) })
             }
             if time.isDate {
                 icalproperty_add_parameter(made, icalparameter_new_value(ICAL_VALUE_DATE))
@@ -197,7 +200,7 @@ public final class Property {
     public convenience init(verbatim line: ContentLine) {
         Libical.ensureReady()
         let made = icalproperty_new(ICAL_X_PROPERTY)!
-        icalproperty_set_x_name(made, line.name)
+        line.name.withCString { icalproperty_set_x_name(made, $0) }
         var value = Array(line.value.utf8)
         if value.contains(UInt8(ascii: "\\")) {
             value = value.flatMap { byte -> [UInt8] in
@@ -223,7 +226,7 @@ public final class Property {
     static func namedParameter(_ parameter: Parameter) -> OpaquePointer {
         let isX = parameter.name.hasPrefix("X-")
         let built = icalparameter_new(isX ? ICAL_X_PARAMETER : ICAL_IANA_PARAMETER)!
-        icalparameter_set_xname(built, parameter.name)
+        parameter.name.withCString { icalparameter_set_xname(built, $0) }
         // libical encodes `"` and line breaks (RFC 6868) but leaves `^` as it is, which a
         // reader would decode: `^n` would come back as a line break. A `^` no reader decodes
         // (`^a`) stays as written.
@@ -302,16 +305,16 @@ public final class Property {
     {
         switch value {
         case .text(let text):
-            return icalvalue_new_text(text)
+            return text.withCString { icalvalue_new_text($0) }
         case .dateTime(let time):
             let icalTime = time.icalTime
             return time.isDate ? icalvalue_new_date(icalTime) : icalvalue_new_datetime(icalTime)
         case .duration(let text):
-            return icalvalue_new_duration(icaldurationtype_from_string(text))
+            return icalvalue_new_duration(text.withCString { icaldurationtype_from_string($0) })
         case .relativeTrigger(let text):
             var trigger = icaltriggertype()
             trigger.time = icaltime_null_time()
-            trigger.duration = icaldurationtype_from_string(text)
+            trigger.duration = text.withCString { icaldurationtype_from_string($0) }
             return icalvalue_new_trigger(trigger)
         case .absoluteTrigger(let epoch):
             var trigger = icaltriggertype()
@@ -320,11 +323,13 @@ public final class Property {
             trigger.duration = icaldurationtype_null_duration()
             return icalvalue_new_trigger(trigger)
         case .uri(let uri):
-            return icalvalue_new_uri(uri)
+            return uri.withCString { icalvalue_new_uri($0) }
         case .calAddress(let address):
-            return icalvalue_new_caladdress(address)
+            return address.withCString { icalvalue_new_caladdress($0) }
         case .action(let action):
-            guard let made = icalvalue_new_from_string(ICAL_ACTION_VALUE, action) else {
+            guard
+                let made = action.withCString({ icalvalue_new_from_string(ICAL_ACTION_VALUE, $0) })
+            else {
                 preconditionFailure("libical rejects ACTION:\(action)")
             }
             return made
@@ -353,7 +358,7 @@ public final class Property {
             }
         case .literal(let text):
             let valueKind = icalproperty_kind_to_value_kind(kind)
-            guard let made = icalvalue_new_from_string(valueKind, text) else {
+            guard let made = text.withCString({ icalvalue_new_from_string(valueKind, $0) }) else {
                 preconditionFailure("libical rejects the value '\(text)'")
             }
             return made
