@@ -230,11 +230,14 @@ public struct JSONWriter {
     }
 
     /// Writes a key and its colon.
+    ///
+    /// Punctuation is appended from static text: an array literal such as `[",", " "]`
+    /// was an array made for every key of every record written.
     public mutating func key(_ name: StaticString) {
         if needsComma { separator() }
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":"), UInt8(ascii: " ")])
+        raw("\"")
+        raw(name)
+        raw("\": ")
         needsComma = false
     }
 
@@ -242,12 +245,12 @@ public struct JSONWriter {
     public mutating func key(named name: String) {
         if needsComma { separator() }
         string(name)
-        bytes.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+        raw(": ")
         needsComma = false
     }
 
     private mutating func separator() {
-        bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")])
+        raw(", ")
     }
 
     /// Writes `"name": "value"`.
@@ -299,23 +302,20 @@ public struct JSONWriter {
 
     /// The decimal digits of `value`, written in place.
     private mutating func digits(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Written from the end of a buffer on the stack, then appended at once.
         var magnitude = value.magnitude
-        var reversed:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) = (
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-            )
-        var count = 0
-        withUnsafeMutableBytes(of: &reversed) { digits in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
             repeat {
-                digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
-                count += 1
             } while magnitude != 0
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
         }
     }
 
