@@ -44,6 +44,25 @@ package struct NameTable<Value> {
             }
         }
     }
+
+    /// The value of the name whose UTF-8 is `key`; setting adds or replaces it, as
+    /// ``subscript(name:)`` does. For a caller that holds the bytes and would otherwise make
+    /// a String of them only to look them up.
+    @inlinable package subscript(bytes key: UnsafeBufferPointer<UInt8>) -> Value? {
+        get {
+            guard let position = names.position(ofBytes: key) else { return nil }
+            return values[position]
+        }
+        set {
+            guard let newValue else { return }
+            if let position = names.position(ofBytes: key) {
+                values[position] = newValue
+            } else {
+                names.add(bytes: key, position: values.count)
+                values.append(newValue)
+            }
+        }
+    }
 }
 
 extension NameTable: Sendable where Value: Sendable {}
@@ -69,21 +88,28 @@ struct NameIndex: Sendable {
 
     @usableFromInline
     func position(of name: String) -> Int? {
-        Self.withBytes(of: name) { key in
-            let found = find(key, hash: Self.hash(key))
-            return found.position >= 0 ? found.position : nil
-        }
+        Self.withBytes(of: name) { position(ofBytes: $0) }
+    }
+
+    @usableFromInline
+    func position(ofBytes key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let found = find(key, hash: Self.hash(key))
+        return found.position >= 0 ? found.position : nil
     }
 
     /// Adds `name`, which is not in the index yet.
     @usableFromInline
     mutating func add(_ name: String, position: Int) {
-        Self.withBytes(of: name) { key in
-            let hash = Self.hash(key)
-            slots[find(key, hash: hash).slot] = Slot(
-                hash: hash, start: bytes.count, length: key.count, position: position)
-            bytes.append(contentsOf: key)
-        }
+        Self.withBytes(of: name) { add(bytes: $0, position: position) }
+    }
+
+    /// Adds the name whose UTF-8 is `key`, which is not in the index yet.
+    @usableFromInline
+    mutating func add(bytes key: UnsafeBufferPointer<UInt8>, position: Int) {
+        let hash = Self.hash(key)
+        slots[find(key, hash: hash).slot] = Slot(
+            hash: hash, start: bytes.count, length: key.count, position: position)
+        bytes.append(contentsOf: key)
         count += 1
         // At most half full, so that a miss ends soon.
         if count * 2 > slots.count { grow() }
