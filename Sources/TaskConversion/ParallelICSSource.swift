@@ -92,29 +92,35 @@ final class ParallelICSSource: RecordSource {
         let results: Mutex<[BatchResult?]>
         init(count: Int) { results = Mutex([BatchResult?](repeating: nil, count: count)) }
     }
-    private var inFlight: InFlight?
+    /// The rounds being parsed, oldest first.
+    private var inFlight: [InFlight] = []
+    /// Rounds kept in flight ahead of the one handed out: with one, the workers waited
+    /// whenever they finished it before this thread had written the round before (a
+    /// seventh of two cores' time went idle).
+    private static let roundsAhead = 3
+    /// A worker met damage that ends the file: the rounds after its own are dropped.
+    private var workerFailed = false
 
     func next() throws(Diagnostic) -> SourceItem? {
         while readyIndex >= ready.count {
-            if inFlight == nil {
-                if finishedReading {
-                    if let fatal {
-                        self.fatal = nil
-                        throw fatal
-                    }
-                    return nil
-                }
-                inFlight = dispatch(try splitRound())
+            // Split and start rounds before waiting for the oldest, so the workers parse
+            // while this thread splits and the caller writes.
+            while inFlight.count < Self.roundsAhead && !finishedReading {
+                inFlight.append(dispatch(try splitRound()))
             }
-            // Split and start the next round before waiting for this one, so the workers
-            // parse while this thread splits and the caller writes.
-            let current = inFlight!
-            inFlight = finishedReading ? nil : dispatch(try splitRound())
+            guard !inFlight.isEmpty else {
+                if let fatal {
+                    self.fatal = nil
+                    throw fatal
+                }
+                return nil
+            }
+            let current = inFlight.removeFirst()
             current.group.wait()
             absorb(current.results.withLock { $0 })
-            if fatal != nil && finishedReading && inFlight != nil {
-                inFlight?.group.wait()  // a worker's damage ends the file: later rounds are dropped
-                inFlight = nil
+            if workerFailed {
+                for later in inFlight { later.group.wait() }
+                inFlight = []
             }
         }
         defer { readyIndex += 1 }
@@ -439,6 +445,7 @@ final class ParallelICSSource: RecordSource {
             if let fatal = result.fatal {
                 self.fatal = fatal
                 finishedReading = true
+                workerFailed = true
                 break
             }
         }

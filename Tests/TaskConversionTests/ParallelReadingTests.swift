@@ -88,6 +88,30 @@ struct ParallelReadingTests {
         }
     }
 
+    @Test("damage the splitter meets, under --strict, ends the file after the records before it")
+    func strictDamageAfterRecords() throws {
+        var text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"
+        for index in 1...9 {
+            text +=
+                "BEGIN:VEVENT\r\nUID:s\(index)\r\nDTSTART:20260101T100000Z\r\nSUMMARY:s\(index)\r\nEND:VEVENT\r\n"
+        }
+        text += "END:VCALENDAR\r\nX-AFTER:1\r\n"
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strict-\(UUID().uuidString).ics")
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        var strict = ReadOptions(floatingZone: "Europe/Berlin")
+        strict.strict = true
+        let sequential = transcript(url.path, strict)
+        #expect(sequential.filter { $0.contains("\"name\"") }.count == 9)
+        #expect(sequential.contains { $0.hasPrefix("error") })
+        for batch in [1, 2, 4, 100] {
+            var options = parallel(2, batch: batch)
+            options.strict = true
+            #expect(transcript(url.path, options) == sequential, "batch \(batch)")
+        }
+    }
+
     @Test("blank lines, stray ENDs and LF line ends between events: the same lines named")
     func betweenEvents() throws {
         func event(_ index: Int) -> String {
