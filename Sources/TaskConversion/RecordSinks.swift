@@ -381,7 +381,7 @@ final class ICSRecordSink: RecordSink {
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
-        assert(flight == nil)  // completeBatches() first
+        assert(flights.isEmpty)  // completeBatches() first
         try write(record, from: location, rendered: nil)
     }
 
@@ -471,35 +471,48 @@ final class ICSRecordSink: RecordSink {
         return (submitted.written + completed.written, submitted.errors + completed.errors)
     }
 
-    /// A batch being rendered on the workers while the caller gathers the next one.
-    private var flight: RenderFlight?
+    /// The batches being rendered on the workers while the caller gathers the next one,
+    /// oldest first.
+    private var flights: [RenderFlight] = []
+    /// Batches rendered ahead of the one written: with one, the workers idled whenever they
+    /// finished it before this thread had written the batch before and gathered the next.
+    private static let flightsAhead = 2
 
     /// ``RecordSink/submit(batch:keepGoing:)``: this batch starts rendering on ``workers``
-    /// threads in the background, then the batch before is written here. Before, this thread
-    /// rendered its share, and the workers idled while it wrote a batch and gathered the
-    /// next, so it set the pace (issue 13).
+    /// threads in the background, and the oldest batch in flight beyond ``flightsAhead`` is
+    /// written here. Before, this thread rendered its share, and the workers idled while it
+    /// wrote a batch and gathered the next, so it set the pace (issue 13).
     func submit(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool) -> (
         written: Int, errors: [Diagnostic]
     ) {
         // The first batch written sets up the file (and the writer's zones with it): the
         // next is rendered with what that set up.
-        var before: (written: Int, errors: [Diagnostic]) = started ? (0, []) : completeBatches()
+        var result: (written: Int, errors: [Diagnostic]) = started ? (0, []) : completeBatches()
         let next =
             workers > 1 && records.count >= Self.parallelBatch
             ? startRendering(records, keepGoing: keepGoing) : nil
-        let completed = completeBatches()
-        before = (before.written + completed.written, before.errors + completed.errors)
-        // One by one, nothing after a refusal is written: the batch rendering is dropped.
-        if !keepGoing && !before.errors.isEmpty { return before }
-        if let next {
-            flight = next
-            return before
+        guard let next else {
+            let completed = completeBatches()
+            result = (result.written + completed.written, result.errors + completed.errors)
+            if !keepGoing && !result.errors.isEmpty { return result }
+            let now = writeOneByOne(records, keepGoing: keepGoing) {
+                record, location, _ throws(Diagnostic) in
+                try write(record, from: location)
+            }
+            return (result.written + now.written, result.errors + now.errors)
         }
-        let now = writeOneByOne(records, keepGoing: keepGoing) {
-            record, location, _ throws(Diagnostic) in
-            try write(record, from: location)
+        // One by one, nothing after a refusal is written: the batches rendering are dropped.
+        if !keepGoing && !result.errors.isEmpty { return result }
+        flights.append(next)
+        while flights.count > Self.flightsAhead {
+            let done = completeOldest()
+            result = (result.written + done.written, result.errors + done.errors)
+            if !keepGoing && !done.errors.isEmpty {
+                flights.removeAll()
+                break
+            }
         }
-        return (before.written + now.written, before.errors + now.errors)
+        return result
     }
 
     /// Starts rendering `records`, each with the writer of its file: the namespace and
@@ -519,8 +532,21 @@ final class ICSRecordSink: RecordSink {
     }
 
     func completeBatches() -> (written: Int, errors: [Diagnostic]) {
-        guard let flight else { return (0, []) }
-        self.flight = nil
+        var result: (written: Int, errors: [Diagnostic]) = (0, [])
+        while let oldest = flights.first {
+            let done = completeOldest()
+            result = (result.written + done.written, result.errors + done.errors)
+            if !oldest.keepGoing && !done.errors.isEmpty {
+                flights.removeAll()  // nothing after a refusal is written
+                break
+            }
+        }
+        return result
+    }
+
+    /// Writes the oldest batch in flight once it is rendered.
+    private func completeOldest() -> (written: Int, errors: [Diagnostic]) {
+        let flight = flights.removeFirst()
         let rendered = flight.results()
         return writeOneByOne(flight.records, keepGoing: flight.keepGoing) {
             record, location, index throws(Diagnostic) in
@@ -587,7 +613,7 @@ final class ICSRecordSink: RecordSink {
     }
 
     func finish() throws(Diagnostic) {
-        assert(flight == nil)  // completeBatches() first
+        assert(flights.isEmpty)  // completeBatches() first
         if !started { try begin() }
         do {
             buffer.removeAll(keepingCapacity: true)
