@@ -622,6 +622,21 @@ public struct RawLine: Sendable, Hashable {
         return false
     }
 
+    /// Whether the line is `name:value`, the name written as given, no parameters, and a
+    /// value ``lexed()`` accepts: what lexing it would say of such a line, without making
+    /// its ``ContentLine`` (every event's `DTSTAMP` is asked this).
+    public func isParameterless(named name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { name in
+            guard bytes.count > name.count, bytes[name.count] == UInt8(ascii: ":") else {
+                return false
+            }
+            return bytes.withUnsafeBufferPointer { line in
+                memcmp(line.baseAddress!, name.baseAddress!, name.count) == 0
+            } && !ContentLine.hasControlCharacter(bytes[(name.count + 1)...])
+        }
+    }
+
     /// The line split into name, parameters and value.
     public func lexed() throws(ICalendarError) -> ContentLine {
         do {

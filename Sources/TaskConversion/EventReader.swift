@@ -90,26 +90,13 @@ extension EventReader {
             let start = event.start, start.zone == .utc, !start.isDate,
             let summary = event.summary, !summary.isEmpty
         else { return nil }
-        var record = TaskRecord(id: 0, dateStart: 0, dateFinish: 0, name: summary)
-        record.kind = .event
-        if let parsed = uidScheme.parse(uid) {
-            record.id = parsed.id
-            record.uid = parsed.isDerived ? nil : uid
-        } else {
-            record.id = IDAllocator.unassigned
-            record.uid = uid
-        }
-        record.dateStart = start.epochAsUTC
-        record.dateFinish = record.dateStart
+        let dateStart = start.epochAsUTC
+        var dateFinish = dateStart
         if let end = event.end {
-            guard end.zone == .utc, !end.isDate, end.epochAsUTC >= record.dateStart else {
-                return nil
-            }
-            record.dateFinish = end.epochAsUTC
+            guard end.zone == .utc, !end.isDate, end.epochAsUTC >= dateStart else { return nil }
+            dateFinish = end.epochAsUTC
         }
-        if let description = event.description, !description.isEmpty {
-            record.description = description
-        }
+        var alarms: [TaskModel.Alarm] = []
         for alarm in event.alarms {
             guard let action = TaskModel.Alarm.Action(rawValue: alarm.action.lowercased())
             else { return nil }
@@ -119,17 +106,32 @@ extension EventReader {
                     .relative(duration, fromEnd: relatedToEnd)
                 case .absolute(let epoch): .absolute(epoch)
                 }
-            record.alarms.append(
+            alarms.append(
                 TaskModel.Alarm(
                     action: action, trigger: trigger, description: alarm.description,
-                    summary: alarm.summary, attendees: [], sound: nil, repeatCount: nil,
-                    repeatInterval: nil, enabled: true))
+                    summary: alarm.summary))
         }
+        var extra: [String] = []
         for raw in event.verbatimLines {
+            // DTSTAMP, written anew, is most often the only such line: known without lexing.
+            if RecordMapping.writtenAnew.contains(where: raw.isParameterless(named:)) {
+                continue
+            }
             guard let name = try? raw.lexed().name else { return nil }
             if RecordMapping.writtenAnew.contains(name) { continue }
-            record.icalExtra.append(raw.text)
+            extra.append(raw.text)
         }
+        // The record is made once its fields are known: built up field by field through
+        // the early returns above, it was copied and destroyed a dozen times an event.
+        var record = TaskRecord(
+            id: IDAllocator.unassigned, dateStart: dateStart, dateFinish: dateFinish,
+            name: summary, description: event.description.flatMap { $0.isEmpty ? nil : $0 },
+            uid: uid, alarms: alarms)
+        if let parsed = uidScheme.parse(uid) {
+            record.id = parsed.id
+            if parsed.isDerived { record.uid = nil }
+        }
+        record.icalExtra = extra
         return record
     }
 }
