@@ -448,6 +448,10 @@ public final class Component {
         if buffer.capacity < buffer.count + count {
             buffer.reserveCapacity(max(buffer.count + count, buffer.capacity * 2))
         }
+        guard needsRepair(bytes) else {
+            buffer.append(contentsOf: bytes)
+            return
+        }
         var copied = 0
         var index = 0
         while index < count {
@@ -516,6 +520,27 @@ public final class Component {
             copied = index
         }
         buffer.append(contentsOf: bytes[copied..<count])
+    }
+
+    /// Whether `bytes` hold anything ``repair(_:into:)`` changes: a marker (0xFF), the
+    /// start of a parameter list's punctuation (0xEF 0xB7), or two carriage returns in a row
+    /// (a fold inside a line end). Each is rare and found with memchr, so most events are
+    /// copied at once; the eight-byte scan met a carriage return in every line (a tenth of
+    /// serializing an event).
+    private static func needsRepair(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+        let count = bytes.count
+        if memchr(base, Int32(EdgeWhitespace.marker), count) != nil { return true }
+        func pair(_ first: UInt8, _ second: UInt8) -> Bool {
+            var offset = 0
+            while offset < count, let found = memchr(base + offset, Int32(first), count - offset) {
+                let index = base.distance(to: UnsafeRawPointer(found))
+                if index + 1 < count, bytes[index + 1] == second { return true }
+                offset = index + 1
+            }
+            return false
+        }
+        return pair(0xEF, 0xB7) || pair(0x0D, 0x0D)
     }
 
     /// A deep copy of this component as a new root. The corresponding libical function is
