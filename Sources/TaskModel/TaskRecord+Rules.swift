@@ -56,21 +56,21 @@ extension TaskRecord {
                         "an all-day record lasts at least one day (the end date is exclusive)"))
             }
         }
-        found += Self.textProblems(name, field: "name")
-        if let description { found += Self.textProblems(description, field: "description") }
+        found.add(Self.textProblems(name, field: "name"))
+        if let description { found.add(Self.textProblems(description, field: "description")) }
         if let uid {
             if uid.isEmpty {
                 found.append(Problem(field: "uid", "is empty; omit it to derive the UID from id"))
             }
-            found += Self.textProblems(uid, field: "uid", allowLineBreaks: false)
+            found.add(Self.textProblems(uid, field: "uid", allowLineBreaks: false))
         }
         for (index, attachment) in attachments.enumerated() {
-            found += attachment.problems.map { $0.nested(in: "attachments[\(index)]") }
+            found.add(attachment.problems.map { $0.nested(in: "attachments[\(index)]") })
         }
         for (index, alarm) in alarms.enumerated() {
-            found += alarm.problems.map { $0.nested(in: "alarms[\(index)]") }
+            found.add(alarm.problems.map { $0.nested(in: "alarms[\(index)]") })
         }
-        found += calendarProblems
+        found.add(calendarProblems)
         return found
     }
 
@@ -141,7 +141,7 @@ extension TaskRecord {
             }
             for (index, subtask) in subtasks.enumerated() {
                 let nested = subtask.problems.map { $0.nested(in: "subtasks[\(index)]") }
-                found += nested
+                found.add(nested)
                 if subtask.kind != .todo {
                     found.append(
                         Problem(field: "subtasks[\(index)].kind", "a subtask is a to-do"))
@@ -155,7 +155,7 @@ extension TaskRecord {
                 Problem(
                     field: "time_zone", "'\(timeZone)' is not a zone name such as Europe/Berlin"))
         }
-        if let location { found += Self.textProblems(location, field: "location") }
+        if let location { found.add(Self.textProblems(location, field: "location")) }
         for (index, category) in categories.enumerated() {
             if category.isEmpty {
                 found.append(Problem(field: "categories[\(index)]", "is empty"))
@@ -166,8 +166,9 @@ extension TaskRecord {
                         field: "categories[\(index)]",
                         "starts or ends with whitespace, which iCalendar lists do not keep"))
             }
-            found += Self.textProblems(
-                category, field: "categories[\(index)]", allowLineBreaks: false)
+            found.add(
+                Self.textProblems(
+                    category, field: "categories[\(index)]", allowLineBreaks: false))
         }
         if let color,
             color.isEmpty
@@ -179,9 +180,9 @@ extension TaskRecord {
         if let url, !TaskRecord.canBeURI(url) {
             found.append(Problem(field: "url", "'\(url.prefix(60))' is not a URI"))
         }
-        if let organizer { found += organizer.problems.map { $0.nested(in: "organizer") } }
+        if let organizer { found.add(organizer.problems.map { $0.nested(in: "organizer") }) }
         for (index, attendee) in attendees.enumerated() {
-            found += attendee.problems.map { $0.nested(in: "attendees[\(index)]") }
+            found.add(attendee.problems.map { $0.nested(in: "attendees[\(index)]") })
         }
         if let recurrence {
             if recurrence.rule == nil && recurrence.rdates.isEmpty {
@@ -224,9 +225,9 @@ extension TaskRecord {
                     "a floating record needs time_zone: the zone its date_start and date_finish were read in"
                 ))
         }
-        found += Self.extraProblems(icalExtra)
-        found += Self.parameterProblems(icalParameters)
-        found += Self.componentProblems(icalComponents, field: "ical_components")
+        found.add(Self.extraProblems(icalExtra))
+        found.add(Self.parameterProblems(icalParameters))
+        found.add(Self.componentProblems(icalComponents, field: "ical_components"))
         return found
     }
 
@@ -264,7 +265,7 @@ extension TaskRecord {
                         field: "ical_parameters.\(name)",
                         "'\(text.prefix(60))' is not parameter text such as LANGUAGE=de"))
             }
-            found += textProblems(text, field: "ical_parameters.\(name)", allowLineBreaks: false)
+            found.add(textProblems(text, field: "ical_parameters.\(name)", allowLineBreaks: false))
         }
         return found
     }
@@ -280,7 +281,7 @@ extension TaskRecord {
                         "'\(line.prefix(60))' is not an iCalendar content line such as X-NAME:value"
                     ))
             }
-            found += textProblems(line, field: "ical_extra[\(index)]", allowLineBreaks: false)
+            found.add(textProblems(line, field: "ical_extra[\(index)]", allowLineBreaks: false))
         }
         return found
     }
@@ -349,7 +350,7 @@ extension Person {
                     "'\(address.prefix(60))' is not a URI; write mailto:\(address.prefix(60))"))
         }
         if let name {
-            found += TaskRecord.textProblems(name, field: "name", allowLineBreaks: false)
+            found.add(TaskRecord.textProblems(name, field: "name", allowLineBreaks: false))
             if name.hasSuffix("\\") {
                 // As with FILENAME: libical reads `CN=a\:mailto:…` as an escaped colon.
                 found.append(
@@ -380,8 +381,9 @@ extension Person {
                         "a parameter value cannot contain a double quote (several values are written \"a\",\"b\")"
                     ))
             }
-            found += TaskRecord.textProblems(
-                parameter.value, field: "parameters.\(parameter.name)", allowLineBreaks: false)
+            found.add(
+                TaskRecord.textProblems(
+                    parameter.value, field: "parameters.\(parameter.name)", allowLineBreaks: false))
         }
         return found
     }
@@ -412,7 +414,7 @@ extension Attachment {
                         field: "filename",
                         "ends with a backslash, which an iCalendar parameter cannot end with"))
             }
-            found += TaskRecord.textProblems(filename, field: "filename", allowLineBreaks: false)
+            found.add(TaskRecord.textProblems(filename, field: "filename", allowLineBreaks: false))
         }
         switch content {
         case .url(let url):
@@ -456,13 +458,21 @@ extension Alarm {
         if let repeatCount, repeatCount < 0 || repeatCount > 1000 {
             found.append(Problem(field: "repeat", "\(repeatCount) is outside 0–1000"))
         }
-        if let description { found += TaskRecord.textProblems(description, field: "description") }
-        if let summary { found += TaskRecord.textProblems(summary, field: "summary") }
-        found += TaskRecord.extraProblems(icalExtra)
-        found += TaskRecord.parameterProblems(icalParameters)
+        if let description { found.add(TaskRecord.textProblems(description, field: "description")) }
+        if let summary { found.add(TaskRecord.textProblems(summary, field: "summary")) }
+        found.add(TaskRecord.extraProblems(icalExtra))
+        found.add(TaskRecord.parameterProblems(icalParameters))
         if let sound, !TaskRecord.canBeURI(sound) {
             found.append(Problem(field: "sound", "'\(sound)' is not a URI"))
         }
         return found
+    }
+}
+
+extension Array where Element == Problem {
+    /// Appends `more`, when there is any: nearly every check finds nothing, and the generic
+    /// append of an empty array was a hundred instructions a call, a dozen calls a record.
+    mutating func add(_ more: [Problem]) {
+        if !more.isEmpty { append(contentsOf: more) }
     }
 }
