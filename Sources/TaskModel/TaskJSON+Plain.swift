@@ -164,9 +164,10 @@ private struct PlainReader {
         let first = index
         var value: Int64 = 0
         while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+            // Eighteen digits cannot overflow; a nineteenth is read in full.
+            guard index - first < 18 else { return nil }
             value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
             index += 1
-            guard index - first <= 18 else { return nil }
         }
         let digits = index - first
         guard digits > 0, bytes[first] != UInt8(ascii: "0") || digits == 1 else { return nil }
