@@ -10,81 +10,254 @@ import Foundation
 /// Times are Unix seconds. The interval is half-open: an entry from 14:00 to 15:00 and one
 /// from 15:00 to 16:00 do not overlap. Optional fields are written only when present.
 public struct TaskRecord: Sendable, Hashable {
+    /// The fields, kept behind one reference and copied only when a record that two values
+    /// share is changed (copy on write). A record travels by value through every stage of a
+    /// conversion (the source, a batch, the sink), and each copy of forty fields retained
+    /// their two dozen references: a third of the reference counting of reading an .ics
+    /// (issue 13).
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        // Reached only through the record's own accessors, whose overlapping accesses the
+        // compiler refuses on the record itself; checked again at run time, every field
+        // read and written cost a look-up in the thread's set of accesses.
+        @usableFromInline @exclusivity(unchecked) var fields: Fields
+
+        @usableFromInline init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// The record's fields as stored.
+    @usableFromInline
+    struct Fields: Hashable {
+        @usableFromInline var id: Int64
+        @usableFromInline var dateStart: Int64
+        @usableFromInline var dateFinish: Int64
+        @usableFromInline var name: String
+        @usableFromInline var description: String?
+        @usableFromInline var uid: String?
+        @usableFromInline var allDay: Bool
+        @usableFromInline var status: Status?
+        @usableFromInline var free: Bool
+        @usableFromInline var attachments: [Attachment]
+        @usableFromInline var alarms: [Alarm]
+        @usableFromInline var kind: Kind = .event
+        @usableFromInline var unscheduled: Bool = false
+        @usableFromInline var due: Int64?
+        @usableFromInline var done: Bool = false
+        @usableFromInline var subtasks: [TaskRecord] = []
+        @usableFromInline var timeZone: String?
+        @usableFromInline var floating: Bool = false
+        @usableFromInline var location: String?
+        @usableFromInline var categories: [String] = []
+        @usableFromInline var color: String?
+        @usableFromInline var classification: Classification?
+        @usableFromInline var url: String?
+        @usableFromInline var organizer: Person?
+        @usableFromInline var attendees: [Person] = []
+        @usableFromInline var recurrence: Recurrence?
+        @usableFromInline var recurrenceID: Int64?
+        @usableFromInline var thisAndFuture: Bool = false
+        @usableFromInline var icalParameters: [String: String] = [:]
+        @usableFromInline var icalExtra: [String] = []
+        @usableFromInline var icalComponents: [String] = []
+
+        @usableFromInline
+        init(
+            id: Int64, dateStart: Int64, dateFinish: Int64, name: String, description: String?,
+            uid: String?, allDay: Bool, status: Status?, free: Bool, attachments: [Attachment],
+            alarms: [Alarm]
+        ) {
+            self.id = id
+            self.dateStart = dateStart
+            self.dateFinish = dateFinish
+            self.name = name
+            self.description = description
+            self.uid = uid
+            self.allDay = allDay
+            self.status = status
+            self.free = free
+            self.attachments = attachments
+            self.alarms = alarms
+        }
+    }
+
+    @usableFromInline var storage: Storage
+
+    /// The fields to change in place, copied first when another record shares them.
+    @inlinable var fields: Fields {
+        _read { yield storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            yield &storage.fields
+        }
+    }
+
     /// The record's number; it maps to a stable iCalendar `UID` and back.
-    public var id: Int64
+    public var id: Int64 {
+        @inlinable get { storage.fields.id }
+        @inlinable _modify { yield &fields.id }
+    }
     /// Start, Unix seconds.
-    public var dateStart: Int64
+    public var dateStart: Int64 {
+        @inlinable get { storage.fields.dateStart }
+        @inlinable _modify { yield &fields.dateStart }
+    }
     /// End, Unix seconds; never before ``dateStart``.
-    public var dateFinish: Int64
+    public var dateFinish: Int64 {
+        @inlinable get { storage.fields.dateFinish }
+        @inlinable _modify { yield &fields.dateFinish }
+    }
     /// A short title; never empty.
-    public var name: String
+    public var name: String {
+        @inlinable get { storage.fields.name }
+        @inlinable _modify { yield &fields.name }
+    }
     /// Free text, possibly several lines.
-    public var description: String?
+    public var description: String? {
+        @inlinable get { storage.fields.description }
+        @inlinable _modify { yield &fields.description }
+    }
     /// The iCalendar `UID` when it is not the one derived from ``id``.
-    public var uid: String?
+    public var uid: String? {
+        @inlinable get { storage.fields.uid }
+        @inlinable _modify { yield &fields.uid }
+    }
     /// An all-day entry (`DTSTART;VALUE=DATE`): start and finish are UTC midnights and the
     /// finish is exclusive, as in iCalendar.
-    public var allDay: Bool
+    public var allDay: Bool {
+        @inlinable get { storage.fields.allDay }
+        @inlinable _modify { yield &fields.allDay }
+    }
     /// `tentative`, `confirmed` or `cancelled` (iCalendar `STATUS`), when known.
-    public var status: Status?
+    public var status: Status? {
+        @inlinable get { storage.fields.status }
+        @inlinable _modify { yield &fields.status }
+    }
     /// The entry shows as free time (iCalendar `TRANSP:TRANSPARENT`): it blocks nothing.
-    public var free: Bool
+    public var free: Bool {
+        @inlinable get { storage.fields.free }
+        @inlinable _modify { yield &fields.free }
+    }
     /// Files attached to the entry.
-    public var attachments: [Attachment]
+    public var attachments: [Attachment] {
+        @inlinable get { storage.fields.attachments }
+        @inlinable _modify { yield &fields.attachments }
+    }
     /// Reminders.
-    public var alarms: [Alarm]
-
+    public var alarms: [Alarm] {
+        @inlinable get { storage.fields.alarms }
+        @inlinable _modify { yield &fields.alarms }
+    }
     /// An event (`VEVENT`, the default) or a to-do (`VTODO`).
-    public var kind: Kind = .event
+    public var kind: Kind {
+        @inlinable get { storage.fields.kind }
+        @inlinable _modify { yield &fields.kind }
+    }
     /// A to-do with no start (`VTODO` without `DTSTART`): ``dateStart`` and ``dateFinish`` are
     /// zero and mean nothing, and JSON leaves them out.
-    public var unscheduled = false
+    public var unscheduled: Bool {
+        @inlinable get { storage.fields.unscheduled }
+        @inlinable _modify { yield &fields.unscheduled }
+    }
     /// A to-do's deadline (`DUE`), Unix seconds.
-    public var due: Int64?
+    public var due: Int64? {
+        @inlinable get { storage.fields.due }
+        @inlinable _modify { yield &fields.due }
+    }
     /// A to-do that is finished (`STATUS:COMPLETED`).
-    public var done = false
+    public var done: Bool {
+        @inlinable get { storage.fields.done }
+        @inlinable _modify { yield &fields.done }
+    }
     /// A to-do's own to-dos (children that name it in `RELATED-TO`).
-    public var subtasks: [TaskRecord] = []
+    public var subtasks: [TaskRecord] {
+        @inlinable get { storage.fields.subtasks }
+        @inlinable _modify { yield &fields.subtasks }
+    }
     /// The zone the entry was planned in (`DTSTART;TZID=…`): an IANA name, or the `TZID` of
     /// a zone the calendar itself defines (``CalendarInfo/icalComponents``). Recurrences step
     /// in it; it is written back in it.
-    public var timeZone: String?
+    public var timeZone: String? {
+        @inlinable get { storage.fields.timeZone }
+        @inlinable _modify { yield &fields.timeZone }
+    }
     /// Floating times (RFC 5545: "07:00 wherever I am"): the entry has no zone of its own.
     /// ``dateStart`` and ``dateFinish`` are the instants of its wall-clock times in
     /// ``timeZone``, the zone it was read in; it is written back without a zone, and reports
     /// place its wall-clock times in their own zone.
-    public var floating = false
+    public var floating: Bool {
+        @inlinable get { storage.fields.floating }
+        @inlinable _modify { yield &fields.floating }
+    }
     /// Where (`LOCATION`).
-    public var location: String?
+    public var location: String? {
+        @inlinable get { storage.fields.location }
+        @inlinable _modify { yield &fields.location }
+    }
     /// Tags (`CATEGORIES`).
-    public var categories: [String] = []
+    public var categories: [String] {
+        @inlinable get { storage.fields.categories }
+        @inlinable _modify { yield &fields.categories }
+    }
     /// A CSS colour name (RFC 7986 `COLOR`).
-    public var color: String?
+    public var color: String? {
+        @inlinable get { storage.fields.color }
+        @inlinable _modify { yield &fields.color }
+    }
     /// Who may see it (`CLASS`).
-    public var classification: Classification?
+    public var classification: Classification? {
+        @inlinable get { storage.fields.classification }
+        @inlinable _modify { yield &fields.classification }
+    }
     /// A link to more about it (`URL`).
-    public var url: String?
+    public var url: String? {
+        @inlinable get { storage.fields.url }
+        @inlinable _modify { yield &fields.url }
+    }
     /// Who organises it (`ORGANIZER`).
-    public var organizer: Person?
+    public var organizer: Person? {
+        @inlinable get { storage.fields.organizer }
+        @inlinable _modify { yield &fields.organizer }
+    }
     /// Who takes part (`ATTENDEE`).
-    public var attendees: [Person] = []
+    public var attendees: [Person] {
+        @inlinable get { storage.fields.attendees }
+        @inlinable _modify { yield &fields.attendees }
+    }
     /// How the entry repeats (`RRULE`, `EXDATE`, `RDATE`).
-    public var recurrence: Recurrence?
+    public var recurrence: Recurrence? {
+        @inlinable get { storage.fields.recurrence }
+        @inlinable _modify { yield &fields.recurrence }
+    }
     /// For one changed occurrence of a repeating entry (`RECURRENCE-ID`): the start, Unix
     /// seconds, that the occurrence had before it was changed. It shares the series' `uid`.
-    public var recurrenceID: Int64?
+    public var recurrenceID: Int64? {
+        @inlinable get { storage.fields.recurrenceID }
+        @inlinable _modify { yield &fields.recurrenceID }
+    }
     /// The changed occurrence changes every later one too (`RECURRENCE-ID;RANGE=THISANDFUTURE`).
-    public var thisAndFuture = false
+    public var thisAndFuture: Bool {
+        @inlinable get { storage.fields.thisAndFuture }
+        @inlinable _modify { yield &fields.thisAndFuture }
+    }
     /// Parameters of properties the task format has fields for, as written, that no field
     /// holds: `["SUMMARY": "LANGUAGE=de", "DESCRIPTION": "ALTREP=\"cid:part1\""]`. They go
     /// back out on the same properties.
-    public var icalParameters: [String: String] = [:]
+    public var icalParameters: [String: String] {
+        @inlinable get { storage.fields.icalParameters }
+        @inlinable _modify { yield &fields.icalParameters }
+    }
     /// iCalendar content lines the task format has no field for, kept verbatim so that
     /// .ics → JSON → .ics loses nothing (`X-GOOGLE-CONFERENCE:…`, `SEQUENCE:2`, …).
-    public var icalExtra: [String] = []
+    public var icalExtra: [String] {
+        @inlinable get { storage.fields.icalExtra }
+        @inlinable _modify { yield &fields.icalExtra }
+    }
     /// Subcomponents the task format has no field for, kept whole as written, `BEGIN` to
     /// `END` with CRLF line ends (`VLOCATION`, an alarm with `ACTION:PROCEDURE`).
-    public var icalComponents: [String] = []
+    public var icalComponents: [String] {
+        @inlinable get { storage.fields.icalComponents }
+        @inlinable _modify { yield &fields.icalComponents }
+    }
 
     /// Creates a record.
     public init(
@@ -93,17 +266,20 @@ public struct TaskRecord: Sendable, Hashable {
         attachments: [Attachment] = [],
         alarms: [Alarm] = []
     ) {
-        self.id = id
-        self.dateStart = dateStart
-        self.dateFinish = dateFinish
-        self.name = name
-        self.description = description
-        self.uid = uid
-        self.allDay = allDay
-        self.status = status
-        self.free = free
-        self.attachments = attachments
-        self.alarms = alarms
+        storage = Storage(
+            Fields(
+                id: id, dateStart: dateStart, dateFinish: dateFinish, name: name,
+                description: description, uid: uid, allDay: allDay, status: status, free: free,
+                attachments: attachments, alarms: alarms))
+    }
+
+    /// Whether two records hold the same fields (at once when they share them).
+    public static func == (lhs: TaskRecord, rhs: TaskRecord) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        storage.fields.hash(into: &hasher)
     }
 }
 
