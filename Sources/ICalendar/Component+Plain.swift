@@ -130,9 +130,7 @@ extension Component {
 
     /// Whether no line has parameters: no `;` before the first `:` (as
     /// ``RawLine/hasParameters`` decides).
-    private static func withoutParameters(
-        _ properties: [(name: String, line: Int, raw: [UInt8])]
-    ) -> Bool {
+    private static func withoutParameters(_ properties: [LineMap.PropertyLine]) -> Bool {
         for entry in properties {
             for byte in entry.raw {
                 if byte == UInt8(ascii: ";") { return false }

@@ -565,8 +565,18 @@ final class LineMap {
     /// ``ICalendarReader``): a map belongs to one reader or component, used by one thread at
     /// a time, and no access to either is open while another to it runs.
     @exclusivity(unchecked)
-    var properties: [(name: String, line: Int, raw: [UInt8])] = [] {
+    var properties: [PropertyLine] = [] {
         didSet { index = nil }
+    }
+
+    /// One line libical holds a property for. A struct, not a tuple: an array of tuples is
+    /// copied and destroyed by the runtime walking the tuple's layout, element by element.
+    struct PropertyLine {
+        /// Upper-cased.
+        var name: String
+        var line: Int
+        /// Unfolded, as written.
+        var raw: [UInt8]
     }
     /// Positions in `properties` by name, built on the first look-up: a component with
     /// 20,000 `ATTENDEE` lines is looked up in linear time, not quadratic.
@@ -597,9 +607,7 @@ final class LineMap {
         entry(ofProperty: name, occurrence: occurrence)?.line ?? begin
     }
 
-    func entry(ofProperty name: String, occurrence: Int) -> (
-        name: String, line: Int, raw: [UInt8]
-    )? {
+    func entry(ofProperty name: String, occurrence: Int) -> PropertyLine? {
         // A typical component has a dozen lines: walking them costs less than building a
         // dictionary of arrays. Long ones (20,000 ATTENDEEs) get the index.
         if properties.count <= 32 {

@@ -149,13 +149,28 @@ public final class ICalendarReader {
     @exclusivity(unchecked) private var current: Component?
 
     /// Open components: name and the line of its `BEGIN`.
-    @exclusivity(unchecked) private var stack: [(name: String, line: Int)] = []
+    @exclusivity(unchecked) private var stack: [OpenComponent] = []
+
+    /// A component whose `BEGIN` was read. This, and ``FedLine``, are structs, not tuples:
+    /// arrays of tuples are copied and destroyed by the runtime walking the tuple's layout.
+    private struct OpenComponent {
+        var name: String
+        var line: Int
+    }
     @exclusivity(unchecked) private var lineMaps: [LineMap] = []
     /// Every line given to libical for the top-level component being read, with the name
     /// of the component it belongs to: to rebuild the component without a line libical
     /// rejected.
-    @exclusivity(unchecked)
-    private var fed: [(bytes: [UInt8], line: Int, component: String, isProperty: Bool)] = []
+    @exclusivity(unchecked) private var fed: [FedLine] = []
+
+    /// A line given to libical.
+    private struct FedLine {
+        var bytes: [UInt8]
+        var line: Int
+        /// The name of the component it belongs to.
+        var component: String
+        var isProperty: Bool
+    }
     /// A component being kept as its lines, and how deep inside it the reader is.
     @exclusivity(unchecked) private var capture: (component: RawComponent, depth: Int)?
     /// The line map of the top-level component being read.
@@ -444,8 +459,8 @@ public final class ICalendarReader {
         } else if let valueStart, valueStart == content.count, name == "ATTACH" {
             EdgeWhitespace.protect(&content, valueStart: valueStart)  // an empty file, inline
         }
-        lineMaps.last?.properties.append((name, number, line))
-        fed.append((content, number, open.name, true))
+        lineMaps.last?.properties.append(LineMap.PropertyLine(name: name, line: number, raw: line))
+        fed.append(FedLine(bytes: content, line: number, component: open.name, isProperty: true))
         feed(content)
         return nil
     }
@@ -490,7 +505,7 @@ public final class ICalendarReader {
                 number,
                 "BEGIN:\(component) is not inside BEGIN:VCALENDAR; read as if it were", .structure)
         }
-        stack.append((component, number))
+        stack.append(OpenComponent(name: component, line: number))
         if capture != nil {
             capture!.component.lines.append(RawLine(line: number, bytes: line))
             capture!.depth += 1
@@ -514,7 +529,7 @@ public final class ICalendarReader {
         lineMaps.last?.children.append(map)
         lineMaps.append(map)
         if lineMaps.count == 1 { currentTop = map }
-        fed.append((line, number, component, false))
+        fed.append(FedLine(bytes: line, line: number, component: component, isProperty: false))
         feed(line)
         return nil
     }
@@ -569,7 +584,7 @@ public final class ICalendarReader {
         }
         if component == "VCALENDAR" && stack.isEmpty { return nil }
         let map = lineMaps.removeLast()
-        fed.append((line, number, component, false))
+        fed.append(FedLine(bytes: line, line: number, component: component, isProperty: false))
         guard var made = feed(line) else { return nil }
         sawAnyComponent = true
         var failed: [ICalendarError] = []
@@ -650,7 +665,7 @@ public final class ICalendarReader {
         // Move the rejected lines out of the line maps' properties (so occurrences still map
         // to their lines) into their unreadable lists.
         for map in maps.values {
-            var kept: [(name: String, line: Int, raw: [UInt8])] = []
+            var kept: [LineMap.PropertyLine] = []
             for entry in map.properties {
                 if let reason = rejected[entry.line] {
                     map.unreadable.append((RawLine(line: entry.line, bytes: entry.raw), reason))
