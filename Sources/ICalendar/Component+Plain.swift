@@ -3,8 +3,9 @@ import CLibical
 /// A `VEVENT` of the shape most exported events have, read in one pass over libical's
 /// properties, without a ``Property`` per line.
 ///
-/// Plain means: every property line libical holds is written without parameters, is one of
-/// `UID`, `DTSTART`, `DTEND`, `SUMMARY`, `DESCRIPTION` and comes at most once; no line was
+/// Plain means: every property line libical holds is one of `UID`, `DTSTART`, `DTEND`,
+/// `SUMMARY`, `DESCRIPTION` (each at most once) written without parameters, or an `ATTACH`
+/// with no parameters but `VALUE`, `ENCODING`, `FMTTYPE` and `FILENAME`; no line was
 /// unreadable and no subcomponent was kept as its lines; every subcomponent is a `VALARM`
 /// whose lines are plain in the same way (`ACTION`, `TRIGGER`, `DESCRIPTION`, `SUMMARY`)
 /// and that has an `ACTION` and a `TRIGGER`. Lines the reader kept as written (outside
@@ -20,8 +21,20 @@ package struct PlainEvent {
     package var summary: String?
     package var description: String?
     package var alarms: [PlainAlarm] = []
+    /// The `ATTACH`es, in file order.
+    package var attachments: [PlainAttachment] = []
     /// The lines the reader kept as written, in file order (``Component/verbatimLines``).
     package var verbatimLines: [RawLine]
+}
+
+/// A plain `ATTACH` of a ``PlainEvent``: its value and the two parameters it may have.
+package struct PlainAttachment {
+    /// As ``Property/attachment`` reads it.
+    package var value: Attachment
+    /// `FILENAME`.
+    package var filename: String?
+    /// `FMTTYPE`.
+    package var mimeType: String?
 }
 
 /// A plain `VALARM` of a ``PlainEvent``.
@@ -69,6 +82,13 @@ extension Component {
             case ICAL_DESCRIPTION_PROPERTY:
                 guard event.description == nil else { return nil }
                 event.description = Property.text(of: current)
+            case ICAL_ATTACH_PROPERTY:
+                guard let value = Property.attachment(of: current) else { return nil }
+                event.attachments.append(
+                    PlainAttachment(
+                        value: value,
+                        filename: Property.parameter(named: "FILENAME", of: current),
+                        mimeType: Property.parameter(named: "FMTTYPE", of: current)))
             default:
                 return nil
             }
@@ -129,14 +149,27 @@ extension Component {
     }
 
     /// Whether no line has parameters: no `;` before the first `:` (as
-    /// ``RawLine/hasParameters`` decides).
+    /// ``RawLine/hasParameters`` decides), but an `ATTACH`, which may have those
+    /// ``attachmentParameters`` names.
     private static func withoutParameters(_ properties: [LineMap.PropertyLine]) -> Bool {
         for entry in properties {
             for byte in entry.raw {
-                if byte == UInt8(ascii: ";") { return false }
+                if byte == UInt8(ascii: ";") {
+                    guard entry.name == "ATTACH",
+                        let line = try? ContentLine.lex(entry.raw),
+                        line.parameters.allSatisfy({ attachmentParameters.contains($0.name) })
+                    else { return false }
+                    break
+                }
                 if byte == UInt8(ascii: ":") { break }
             }
         }
         return true
     }
+
+    /// The parameters a plain `ATTACH` may have: those its value and ``PlainAttachment``
+    /// hold.
+    private static let attachmentParameters: Set<String> = [
+        "VALUE", "ENCODING", "FMTTYPE", "FILENAME",
+    ]
 }

@@ -483,7 +483,10 @@ public final class Property {
     }
 
     /// An `ATTACH` value: a URI, or inline base64 text (not yet decoded or checked).
-    public var attachment: Attachment? {
+    public var attachment: Attachment? { Self.attachment(of: pointer) }
+
+    /// The `ATTACH` value of the property at `pointer` (see ``attachment``).
+    static func attachment(of pointer: OpaquePointer) -> Attachment? {
         guard let attach = icalproperty_get_attach(pointer) else { return nil }
         if icalattach_get_is_url(attach) != 0 {
             return .uri(EdgeWhitespace.restore(icalattach_get_url(attach)))

@@ -82,7 +82,9 @@ extension EventReader {
     /// What the steps do with a plain event, and so what this does: the UID gives the id
     /// (``identity()``); DTSTART and DTEND are UTC date-times, DTEND not before DTSTART, and
     /// a missing DTEND ends the event when it starts (``times(_:)``); SUMMARY is the name
-    /// and an empty DESCRIPTION none (``text()``); each VALARM with a display, audio or email
+    /// and an empty DESCRIPTION none (``text()``); each ATTACH an attachment with its
+    /// FILENAME and FMTTYPE, inline data decoded (``attachments()``, which the option to
+    /// extract attachments to files leaves to); each VALARM with a display, audio or email
     /// action becomes an alarm with no further lines (``alarms()``); the lines kept as
     /// written go to `ical_extra` in file order, DTSTAMP aside (``verbatim()``).
     func readPlain(_ component: Component) -> TaskRecord? {
@@ -111,6 +113,24 @@ extension EventReader {
                     action: action, trigger: trigger, description: alarm.description,
                     summary: alarm.summary))
         }
+        var attachments: [TaskModel.Attachment] = []
+        if !event.attachments.isEmpty {
+            // Written to files with --extract-attachments: step by step.
+            guard extraction == nil else { return nil }
+            for attachment in event.attachments {
+                let content: TaskModel.Attachment.Content
+                switch attachment.value {
+                case .uri(let uri): content = .url(uri)
+                case .base64(let text):
+                    guard let data = Data(base64Encoded: text) else { return nil }
+                    content = .inline(data)
+                }
+                attachments.append(
+                    TaskModel.Attachment(
+                        filename: attachment.filename, mimeType: attachment.mimeType,
+                        content: content))
+            }
+        }
         var extra: [String] = []
         for raw in event.verbatimLines {
             // DTSTAMP, written anew, is most often the only such line: known without lexing.
@@ -126,7 +146,7 @@ extension EventReader {
         var record = TaskRecord(
             id: IDAllocator.unassigned, dateStart: dateStart, dateFinish: dateFinish,
             name: summary, description: event.description.flatMap { $0.isEmpty ? nil : $0 },
-            uid: uid, alarms: alarms)
+            uid: uid, attachments: attachments, alarms: alarms)
         if let parsed = uidScheme.parse(uid) {
             record.id = parsed.id
             if parsed.isDerived { record.uid = nil }

@@ -4,9 +4,10 @@ import Foundation
 ///
 /// Plain means: an object whose members are `id` (a whole number written without fraction
 /// or exponent), `date_start` and `date_finish` (decimal strings or such numbers), `name`,
-/// and optionally `description`, `uid` (strings) and `alarms` (an array of objects with
+/// and optionally `description`, `uid` (strings), `alarms` (an array of objects with
 /// `action` and a relative `trigger`, and optionally `description` and `summary`, all
-/// strings), each once, none `null`, with no trailing comma. That is what taskcal itself
+/// strings) and `attachments` (an array of objects with `data`, base64, or `url`, and
+/// optionally `filename` and `mime_type`), each once, none `null`, with no trailing comma. That is what taskcal itself
 /// writes for most events, and what most task lists hold.
 ///
 /// A plain record is exactly the record ``TaskRecord/init(json:)`` reads from the same text;
@@ -89,8 +90,9 @@ private struct PlainReader {
 
     /// The member names a plain record or alarm may have.
     private enum Name {
-        case id, dateStart, dateFinish, name, description, uid, alarms
+        case id, dateStart, dateFinish, name, description, uid, alarms, attachments
         case action, trigger, summary
+        case filename, mimeType, data, url
     }
 
     /// The name at the parser (its opening quote), when it is one of the plain names written
@@ -110,13 +112,18 @@ private struct PlainReader {
         let found: Name?
         switch name.count {
         case 2: found = `is`("id") ? .id : nil
-        case 3: found = `is`("uid") ? .uid : nil
-        case 4: found = `is`("name") ? .name : nil
+        case 3: found = `is`("uid") ? .uid : `is`("url") ? .url : nil
+        case 4: found = `is`("name") ? .name : `is`("data") ? .data : nil
         case 6: found = `is`("alarms") ? .alarms : `is`("action") ? .action : nil
         case 7: found = `is`("trigger") ? .trigger : `is`("summary") ? .summary : nil
+        case 8: found = `is`("filename") ? .filename : nil
+        case 9: found = `is`("mime_type") ? .mimeType : nil
         case 10: found = `is`("date_start") ? .dateStart : nil
         case 11:
-            found = `is`("date_finish") ? .dateFinish : `is`("description") ? .description : nil
+            found =
+                `is`("date_finish")
+                ? .dateFinish
+                : `is`("description") ? .description : `is`("attachments") ? .attachments : nil
         default: found = nil
         }
         parser.index = stop + 1
@@ -202,6 +209,7 @@ private struct PlainReader {
         var description: String?
         var uid: String?
         var alarms: [Alarm]?
+        var attachments: [Attachment]?
         let read = members { reader, member in
             switch member {
             case .id:
@@ -232,6 +240,10 @@ private struct PlainReader {
                 guard alarms == nil else { return false }
                 alarms = reader.alarms()
                 return alarms != nil
+            case .attachments:
+                guard attachments == nil else { return false }
+                attachments = reader.list { $0.attachment() }
+                return attachments != nil
             default:
                 return false
             }
@@ -239,21 +251,60 @@ private struct PlainReader {
         guard read, let id, let start, let finish, let name else { return nil }
         return TaskRecord(
             id: id, dateStart: start, dateFinish: finish, name: name, description: description,
-            uid: uid, alarms: alarms ?? [])
+            uid: uid, attachments: attachments ?? [], alarms: alarms ?? [])
+    }
+
+    /// A plain array of what `element` reads, or `nil`.
+    private mutating func list<T>(_ element: (inout PlainReader) -> T?) -> [T]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var items: [T] = []
+        if consume(UInt8(ascii: "]")) { return items }
+        while true {
+            parser.skipWhitespace()
+            guard let item = element(&self) else { return nil }
+            items.append(item)
+            if consume(UInt8(ascii: "]")) { return items }
+            guard consume(UInt8(ascii: ",")) else { return nil }
+        }
+    }
+
+    /// A plain attachment: `data` (base64 that decodes) or `url`, and optionally
+    /// `filename` and `mime_type`.
+    private mutating func attachment() -> Attachment? {
+        var filename: String?
+        var mimeType: String?
+        var content: Attachment.Content?
+        let read = members { reader, member in
+            switch member {
+            case .filename:
+                guard filename == nil else { return false }
+                filename = reader.string()
+                return filename != nil
+            case .mimeType:
+                guard mimeType == nil else { return false }
+                mimeType = reader.string()
+                return mimeType != nil
+            case .data:
+                guard content == nil, let text = reader.string(),
+                    let data = Data(base64Encoded: text)
+                else { return false }
+                content = .inline(data)
+                return true
+            case .url:
+                guard content == nil, let text = reader.string() else { return false }
+                content = .url(text)
+                return true
+            default:
+                return false
+            }
+        }
+        guard read, let content else { return nil }
+        return Attachment(filename: filename, mimeType: mimeType, content: content)
     }
 
     /// A plain array of plain alarms, or `nil`.
     private mutating func alarms() -> [Alarm]? {
-        guard consume(UInt8(ascii: "[")) else { return nil }
-        var alarms: [Alarm] = []
-        if consume(UInt8(ascii: "]")) { return alarms }
-        while true {
-            parser.skipWhitespace()
-            guard let alarm = alarm() else { return nil }
-            alarms.append(alarm)
-            if consume(UInt8(ascii: "]")) { return alarms }
-            guard consume(UInt8(ascii: ",")) else { return nil }
-        }
+        list { $0.alarm() }
     }
 
     /// A plain alarm: `action`, a relative `trigger`, and `description` or `summary`.

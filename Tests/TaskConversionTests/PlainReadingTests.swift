@@ -80,6 +80,30 @@ private let nearlyPlain: [(name: String, lines: [String])] = [
         ["SUMMARY:Plan", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:PT-5M", "END:VALARM"]
     ),
     ("location component", ["SUMMARY:Plan", "BEGIN:VLOCATION", "NAME:Room", "END:VLOCATION"]),
+    (
+        "inline attachment",
+        [
+            "SUMMARY:Plan",
+            "ATTACH;VALUE=BINARY;ENCODING=BASE64;FMTTYPE=text/plain;FILENAME=a b.txt:aGVsbG8=",
+        ]
+    ),
+    (
+        "linked attachment",
+        ["SUMMARY:Plan", "ATTACH;FMTTYPE=application/pdf:https://example.com/a.pdf"]
+    ),
+    (
+        "two attachments",
+        ["SUMMARY:Plan", "ATTACH:https://example.com/a", "ATTACH:https://example.com/b"]
+    ),
+    (
+        "attachment named by Apple",
+        ["SUMMARY:Plan", "ATTACH;X-APPLE-FILENAME=a.pdf:https://example.com/a"]
+    ),
+    ("attachment not base64", ["SUMMARY:Plan", "ATTACH;VALUE=BINARY;ENCODING=BASE64:@@@@"]),
+    (
+        "attachment with size",
+        ["SUMMARY:Plan", "ATTACH;SIZE=5;VALUE=BINARY;ENCODING=BASE64:aGVsbG8="]
+    ),
     ("malformed kept line", ["SUMMARY:Plan", "X-FOO;=bad:1"]),
 ]
 
@@ -187,7 +211,7 @@ struct PlainReadingTests {
                 "plain", "plain with alarms", "kept lines", "no DTEND", "empty description",
                 "edge whitespace", "lone backslash", "lower-case names",
                 // The reader repairs the sign before libical reads the line (with a note).
-                "alarm inner sign",
+                "alarm inner sign", "inline attachment", "linked attachment", "two attachments",
             ])
     }
 

@@ -67,6 +67,17 @@ private let texts: [String] = [
     #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": [{"action": "display", "trigger": "-PT5M"},]}"#,
     #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": {}}"#,
     #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "kind": "todo"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{"data": "!!"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{"data": "aGk=", "url": "https://a"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{"path": "a.txt"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{"url": "https://a", "ical_parameters": "SIZE=1"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{"url": "https://a", "mime_type": "no type"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{"filename": "a", "filename": "b", "url": "https://a"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{"filename": null, "url": "https://a"}]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{}]}"#,
+    // Plain again.
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": [{"filename": "a.txt", "mime_type": "text/plain", "data": "aGVsbG8="}, {"url": "https://example.com/a.pdf"}], "alarms": []}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "attachments": []}"#,
     #"[{"id": 1, "date_start": "1", "date_finish": "2", "name": "x"}]"#,
     #""text""#, "", "{}", "[]",
 ]
@@ -83,7 +94,7 @@ struct PlainJSONTests {
             #expect(fast == full, "\(text)")
         }
         // The plain ones, and those one change away that are plain still (-0, "001").
-        #expect(plain == [0, 1, 2, 3, 4, 5, 9, 16], "read straight from their bytes")
+        #expect(plain == [0, 1, 2, 3, 4, 5, 9, 16, 48, 49], "read straight from their bytes")
     }
 
     @Test("an NDJSON line and a one-record file read alike either way")
