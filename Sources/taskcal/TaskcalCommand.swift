@@ -1,4 +1,5 @@
 import ArgumentParser
+import CTCMalloc
 import Foundation
 import ICalendar
 import Localization
@@ -53,10 +54,22 @@ struct TaskcalCommand: ParsableCommand {
 
     static let version = "taskcal 1.0.0"
 
-    /// `--version`: taskcal's, and libical's as built against and as loaded (worked out only
-    /// when asked: reading the process's map costs what a small conversion does).
+    /// `--version`: taskcal's, libical's as built against and as loaded (worked out only
+    /// when asked: reading the process's map costs what a small conversion does), and the
+    /// allocator's.
     static var fullVersion: String {
-        "\(version), libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded)"
+        "\(version), libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded), \(allocator)"
+    }
+
+    /// tcmalloc's version, and whether malloc is tcmalloc's: it is, when the dynamic linker
+    /// finds it before the C library (it would not be, were the C library loaded first by
+    /// another route).
+    static var allocator: String {
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        let number = tc_version(&major, &minor, nil) == nil ? "?" : "\(major).\(minor)"
+        return ctcmalloc_allocated_bytes() > 0
+            ? "tcmalloc \(number)" : "tcmalloc \(number) (linked, not in use)"
     }
 
     /// Runs the command line. Usage errors exit with 2, the code DESIGN.md fixes for bad

@@ -22,12 +22,14 @@ struct InstallTests {
         #expect(!installed.hung, "the install did not finish within an hour")
         #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         #expect(installed.stdout.contains("man pages in \(prefix)/share/man/man1"))
-        // The installed binary runs and says which libical it was built against and runs on.
+        // The installed binary runs and says which libical it was built against and runs on,
+        // and that its malloc is tcmalloc's.
         let version = try Taskcal.execute("\(prefix)/bin/taskcal", ["--version"], in: cli.directory)
         #expect(version.status == 0)
         #expect(
             version.stdout.range(
-                of: #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\)\n$"#,
+                of:
+                    #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\), tcmalloc [0-9.]+\n$"#,
                 options: .regularExpression) != nil, "\(version.stdout)")
         // A page per command, generated from the definitions: the options --help gives.
         let page = "\(prefix)/share/man/man1/taskcal.diary.free.1"
