@@ -716,12 +716,17 @@ final class ICSDigest {
                             $0.message, code: $0.code)
                     })
             }
-            guard var record = outcome.record else { return nil }
-            // The rules do not look at ids; a placeholder stands in for one given later.
-            let id = record.id
-            if record.id == IDAllocator.unassigned { record.id = 1 }
-            let problems = record.problems
-            record.id = id
+            guard let record = outcome.record else { return nil }
+            // The rules do not look at ids; a placeholder stands in for one given later (in a
+            // copy: setting the id of a record the outcome still shares copies its fields).
+            let problems: [Problem]
+            if record.id == IDAllocator.unassigned {
+                var placeholder = record
+                placeholder.id = 1
+                problems = placeholder.problems
+            } else {
+                problems = record.problems
+            }
             guard problems.isEmpty else {
                 // A component whose reading breaks the task format's rules cannot become a
                 // record: left out (refused under --strict), the rest of the file converts.

@@ -82,6 +82,9 @@ public struct TaskRecord: Sendable, Hashable {
 
     @usableFromInline var storage: Storage
 
+    // Each field is read with `_read`, which lends the stored value: `record.name.isEmpty`
+    // retains and releases nothing, where a getter would hand back a copy.
+
     /// The fields to change in place, copied first when another record shares them.
     @inlinable var fields: Fields {
         _read { yield storage.fields }
@@ -93,91 +96,91 @@ public struct TaskRecord: Sendable, Hashable {
 
     /// The record's number; it maps to a stable iCalendar `UID` and back.
     public var id: Int64 {
-        @inlinable get { storage.fields.id }
+        @inlinable _read { yield storage.fields.id }
         @inlinable _modify { yield &fields.id }
     }
     /// Start, Unix seconds.
     public var dateStart: Int64 {
-        @inlinable get { storage.fields.dateStart }
+        @inlinable _read { yield storage.fields.dateStart }
         @inlinable _modify { yield &fields.dateStart }
     }
     /// End, Unix seconds; never before ``dateStart``.
     public var dateFinish: Int64 {
-        @inlinable get { storage.fields.dateFinish }
+        @inlinable _read { yield storage.fields.dateFinish }
         @inlinable _modify { yield &fields.dateFinish }
     }
     /// A short title; never empty.
     public var name: String {
-        @inlinable get { storage.fields.name }
+        @inlinable _read { yield storage.fields.name }
         @inlinable _modify { yield &fields.name }
     }
     /// Free text, possibly several lines.
     public var description: String? {
-        @inlinable get { storage.fields.description }
+        @inlinable _read { yield storage.fields.description }
         @inlinable _modify { yield &fields.description }
     }
     /// The iCalendar `UID` when it is not the one derived from ``id``.
     public var uid: String? {
-        @inlinable get { storage.fields.uid }
+        @inlinable _read { yield storage.fields.uid }
         @inlinable _modify { yield &fields.uid }
     }
     /// An all-day entry (`DTSTART;VALUE=DATE`): start and finish are UTC midnights and the
     /// finish is exclusive, as in iCalendar.
     public var allDay: Bool {
-        @inlinable get { storage.fields.allDay }
+        @inlinable _read { yield storage.fields.allDay }
         @inlinable _modify { yield &fields.allDay }
     }
     /// `tentative`, `confirmed` or `cancelled` (iCalendar `STATUS`), when known.
     public var status: Status? {
-        @inlinable get { storage.fields.status }
+        @inlinable _read { yield storage.fields.status }
         @inlinable _modify { yield &fields.status }
     }
     /// The entry shows as free time (iCalendar `TRANSP:TRANSPARENT`): it blocks nothing.
     public var free: Bool {
-        @inlinable get { storage.fields.free }
+        @inlinable _read { yield storage.fields.free }
         @inlinable _modify { yield &fields.free }
     }
     /// Files attached to the entry.
     public var attachments: [Attachment] {
-        @inlinable get { storage.fields.attachments }
+        @inlinable _read { yield storage.fields.attachments }
         @inlinable _modify { yield &fields.attachments }
     }
     /// Reminders.
     public var alarms: [Alarm] {
-        @inlinable get { storage.fields.alarms }
+        @inlinable _read { yield storage.fields.alarms }
         @inlinable _modify { yield &fields.alarms }
     }
     /// An event (`VEVENT`, the default) or a to-do (`VTODO`).
     public var kind: Kind {
-        @inlinable get { storage.fields.kind }
+        @inlinable _read { yield storage.fields.kind }
         @inlinable _modify { yield &fields.kind }
     }
     /// A to-do with no start (`VTODO` without `DTSTART`): ``dateStart`` and ``dateFinish`` are
     /// zero and mean nothing, and JSON leaves them out.
     public var unscheduled: Bool {
-        @inlinable get { storage.fields.unscheduled }
+        @inlinable _read { yield storage.fields.unscheduled }
         @inlinable _modify { yield &fields.unscheduled }
     }
     /// A to-do's deadline (`DUE`), Unix seconds.
     public var due: Int64? {
-        @inlinable get { storage.fields.due }
+        @inlinable _read { yield storage.fields.due }
         @inlinable _modify { yield &fields.due }
     }
     /// A to-do that is finished (`STATUS:COMPLETED`).
     public var done: Bool {
-        @inlinable get { storage.fields.done }
+        @inlinable _read { yield storage.fields.done }
         @inlinable _modify { yield &fields.done }
     }
     /// A to-do's own to-dos (children that name it in `RELATED-TO`).
     public var subtasks: [TaskRecord] {
-        @inlinable get { storage.fields.subtasks }
+        @inlinable _read { yield storage.fields.subtasks }
         @inlinable _modify { yield &fields.subtasks }
     }
     /// The zone the entry was planned in (`DTSTART;TZID=…`): an IANA name, or the `TZID` of
     /// a zone the calendar itself defines (``CalendarInfo/icalComponents``). Recurrences step
     /// in it; it is written back in it.
     public var timeZone: String? {
-        @inlinable get { storage.fields.timeZone }
+        @inlinable _read { yield storage.fields.timeZone }
         @inlinable _modify { yield &fields.timeZone }
     }
     /// Floating times (RFC 5545: "07:00 wherever I am"): the entry has no zone of its own.
@@ -185,77 +188,77 @@ public struct TaskRecord: Sendable, Hashable {
     /// ``timeZone``, the zone it was read in; it is written back without a zone, and reports
     /// place its wall-clock times in their own zone.
     public var floating: Bool {
-        @inlinable get { storage.fields.floating }
+        @inlinable _read { yield storage.fields.floating }
         @inlinable _modify { yield &fields.floating }
     }
     /// Where (`LOCATION`).
     public var location: String? {
-        @inlinable get { storage.fields.location }
+        @inlinable _read { yield storage.fields.location }
         @inlinable _modify { yield &fields.location }
     }
     /// Tags (`CATEGORIES`).
     public var categories: [String] {
-        @inlinable get { storage.fields.categories }
+        @inlinable _read { yield storage.fields.categories }
         @inlinable _modify { yield &fields.categories }
     }
     /// A CSS colour name (RFC 7986 `COLOR`).
     public var color: String? {
-        @inlinable get { storage.fields.color }
+        @inlinable _read { yield storage.fields.color }
         @inlinable _modify { yield &fields.color }
     }
     /// Who may see it (`CLASS`).
     public var classification: Classification? {
-        @inlinable get { storage.fields.classification }
+        @inlinable _read { yield storage.fields.classification }
         @inlinable _modify { yield &fields.classification }
     }
     /// A link to more about it (`URL`).
     public var url: String? {
-        @inlinable get { storage.fields.url }
+        @inlinable _read { yield storage.fields.url }
         @inlinable _modify { yield &fields.url }
     }
     /// Who organises it (`ORGANIZER`).
     public var organizer: Person? {
-        @inlinable get { storage.fields.organizer }
+        @inlinable _read { yield storage.fields.organizer }
         @inlinable _modify { yield &fields.organizer }
     }
     /// Who takes part (`ATTENDEE`).
     public var attendees: [Person] {
-        @inlinable get { storage.fields.attendees }
+        @inlinable _read { yield storage.fields.attendees }
         @inlinable _modify { yield &fields.attendees }
     }
     /// How the entry repeats (`RRULE`, `EXDATE`, `RDATE`).
     public var recurrence: Recurrence? {
-        @inlinable get { storage.fields.recurrence }
+        @inlinable _read { yield storage.fields.recurrence }
         @inlinable _modify { yield &fields.recurrence }
     }
     /// For one changed occurrence of a repeating entry (`RECURRENCE-ID`): the start, Unix
     /// seconds, that the occurrence had before it was changed. It shares the series' `uid`.
     public var recurrenceID: Int64? {
-        @inlinable get { storage.fields.recurrenceID }
+        @inlinable _read { yield storage.fields.recurrenceID }
         @inlinable _modify { yield &fields.recurrenceID }
     }
     /// The changed occurrence changes every later one too (`RECURRENCE-ID;RANGE=THISANDFUTURE`).
     public var thisAndFuture: Bool {
-        @inlinable get { storage.fields.thisAndFuture }
+        @inlinable _read { yield storage.fields.thisAndFuture }
         @inlinable _modify { yield &fields.thisAndFuture }
     }
     /// Parameters of properties the task format has fields for, as written, that no field
     /// holds: `["SUMMARY": "LANGUAGE=de", "DESCRIPTION": "ALTREP=\"cid:part1\""]`. They go
     /// back out on the same properties.
     public var icalParameters: [String: String] {
-        @inlinable get { storage.fields.icalParameters }
+        @inlinable _read { yield storage.fields.icalParameters }
         @inlinable _modify { yield &fields.icalParameters }
     }
     /// iCalendar content lines the task format has no field for, kept verbatim so that
     /// .ics → JSON → .ics loses nothing (`X-GOOGLE-CONFERENCE:…`, `SEQUENCE:2`, …).
     public var icalExtra: [String] {
-        @inlinable get { storage.fields.icalExtra }
+        @inlinable _read { yield storage.fields.icalExtra }
         @inlinable _modify { yield &fields.icalExtra }
     }
     /// Subcomponents the task format has no field for, kept whole as written, `BEGIN` to
     /// `END` with CRLF line ends (`VLOCATION`, an alarm with `ACTION:PROCEDURE`).
     public var icalComponents: [String] {
-        @inlinable get { storage.fields.icalComponents }
+        @inlinable _read { yield storage.fields.icalComponents }
         @inlinable _modify { yield &fields.icalComponents }
     }
 
