@@ -281,7 +281,7 @@ public final class ICalendarReader {
         {
             while true {
                 guard
-                    var physical = try source.nextLine(
+                    let range = try source.nextLineRange(
                         limit: lineLimit, lineNumber: lineNumber + 1)
                 else {
                     if hasPending {
@@ -291,47 +291,61 @@ public final class ICalendarReader {
                     return nil
                 }
                 lineNumber += 1
-                if lineNumber == 1, physical.starts(with: [0xEF, 0xBB, 0xBF]) {
-                    physical.removeFirst(3)  // a UTF-8 byte-order mark
-                }
-                if lineNumber == 1, let wide = ICalendarReader.wideEncoding(physical) {
-                    throw ICalendarError(
-                        .invalidEncoding, line: 1,
-                        "the file is \(wide), not UTF-8 as iCalendar must be (RFC 5545 §3.1.4); re-encode it, for example with iconv -f \(wide) -t UTF-8"
-                    )
-                }
-                // memchr: a generic contains(0) compared byte by byte (a third of unfolding).
-                if physical.withUnsafeBytes({
-                    $0.count > 0 && memchr($0.baseAddress!, 0, $0.count) != nil
-                }) {
-                    throw ICalendarError(
-                        .invalidEncoding, line: lineNumber, "the line contains a NUL byte")
-                }
-                if let first = physical.first, first == 0x20 || first == 0x09, hasPending {
-                    // A folded continuation: drop the one whitespace character that marks it.
-                    guard pendingLine.count + physical.count <= contentLimit else {
+                let step: Result<([UInt8], Int)?, ICalendarError>
+                if lineNumber == 1 {
+                    var physical = source.withBuffer { Array($0[range]) }
+                    if physical.starts(with: [0xEF, 0xBB, 0xBF]) {
+                        physical.removeFirst(3)  // a UTF-8 byte-order mark
+                    }
+                    if let wide = ICalendarReader.wideEncoding(physical) {
                         throw ICalendarError(
-                            .lineTooLong, line: pendingLineNumber,
-                            "the unfolded content line is longer than \(contentLimit) octets"
+                            .invalidEncoding, line: 1,
+                            "the file is \(wide), not UTF-8 as iCalendar must be (RFC 5545 §3.1.4); re-encode it, for example with iconv -f \(wide) -t UTF-8"
                         )
                     }
-                    pendingLine.append(contentsOf: physical.dropFirst())
-                    continue
+                    step = physical.withUnsafeBufferPointer { take($0, contentLimit: contentLimit) }
+                } else {
+                    // Read where it lies: a folded continuation goes straight onto the line
+                    // it continues, without an array of its own.
+                    step = source.withBuffer {
+                        take(UnsafeBufferPointer(rebasing: $0[range]), contentLimit: contentLimit)
+                    }
                 }
-                if physical.isEmpty || physical.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
-                    continue  // blank lines carry nothing; libical skips them too
+                if let line = try step.get() { return line }
+            }
+        }
+
+        /// Takes one physical line: the content line it ends, if any.
+        private mutating func take(_ physical: UnsafeBufferPointer<UInt8>, contentLimit: Int)
+            -> Result<([UInt8], Int)?, ICalendarError>
+        {
+            // memchr: a generic contains(0) compared byte by byte (a third of unfolding).
+            if physical.count > 0 && memchr(physical.baseAddress!, 0, physical.count) != nil {
+                return .failure(
+                    ICalendarError(
+                        .invalidEncoding, line: lineNumber, "the line contains a NUL byte"))
+            }
+            if let first = physical.first, first == 0x20 || first == 0x09, hasPending {
+                // A folded continuation: drop the one whitespace character that marks it.
+                guard pendingLine.count + physical.count <= contentLimit else {
+                    return .failure(
+                        ICalendarError(
+                            .lineTooLong, line: pendingLineNumber,
+                            "the unfolded content line is longer than \(contentLimit) octets"))
                 }
-                if hasPending {
-                    let line = pendingLine
-                    let number = pendingLineNumber
-                    pendingLine = physical
-                    pendingLineNumber = lineNumber
-                    return (line, number)
-                }
-                pendingLine = physical
+                pendingLine.append(contentsOf: UnsafeBufferPointer(rebasing: physical.dropFirst()))
+                return .success(nil)
+            }
+            if physical.isEmpty || physical.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                return .success(nil)  // blank lines carry nothing; libical skips them too
+            }
+            let fresh = Array(physical)
+            defer {
+                pendingLine = fresh
                 pendingLineNumber = lineNumber
                 hasPending = true
             }
+            return .success(hasPending ? (pendingLine, pendingLineNumber) : nil)
         }
     }
 

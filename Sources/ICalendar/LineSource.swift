@@ -88,6 +88,50 @@ public final class LineSource {
         buffer.withUnsafeBufferPointer(body)
     }
 
+    /// The first byte of a range ``nextLineRange(limit:lineNumber:)`` gave, `nil` when it is
+    /// empty. (Not through ``withBuffer(_:)``: another module calls it unspecialized, a
+    /// closure call per line.)
+    package func firstByte(of range: Range<Int>) -> UInt8? {
+        range.isEmpty ? nil : buffer[range.lowerBound]
+    }
+
+    /// Appends the bytes of a range ``nextLineRange(limit:lineNumber:)`` gave to `bytes`.
+    package func append(_ range: Range<Int>, to bytes: inout [UInt8]) {
+        buffer.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Skips the whole lines ahead, already in the buffer, that cannot be a `BEGIN` or an
+    /// `END`: lines whose first byte is neither `B` nor `E` (in either case), and neither a
+    /// line end. Returns how many it skipped; the first line it did not skip is the next
+    /// ``nextLineRange(limit:lineNumber:)`` gives, which also reports a line past `limit`
+    /// (this leaves such a line, and a line not wholly read yet, to it).
+    ///
+    /// A splitter of a large .ics looks only at the first byte of most of its lines: line by
+    /// line through ``nextLineRange(limit:lineNumber:)`` that was most of its work.
+    package func skipLinesBeforeKeyword(limit: Int) -> Int {
+        var skipped = 0
+        var position = start
+        let end = self.end
+        buffer.withUnsafeBufferPointer { pointer in
+            let base = pointer.baseAddress!
+            while position < end {
+                let first = base[position]
+                let folded = first | 0x20
+                guard folded != UInt8(ascii: "b"), folded != UInt8(ascii: "e"), first != 0x0A,
+                    first != 0x0D,
+                    let found = memchr(base + position, 0x0A, end - position)
+                else { return }
+                let newline = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                let lineEnd = base[newline - 1] == 0x0D ? newline - 1 : newline
+                guard lineEnd - position <= limit else { return }
+                position = newline + 1
+                skipped += 1
+            }
+        }
+        start = position
+        return skipped
+    }
+
     // MARK: - Runs of lines
 
     /// Starts a run of whole lines with the line at `lineStart` (the start of the range the

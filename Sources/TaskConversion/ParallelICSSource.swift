@@ -155,7 +155,13 @@ final class ParallelICSSource: RecordSource {
         }
     }
 
-    private static func keyword(_ line: [UInt8]) -> (isBegin: Bool, isEnd: Bool, name: String) {
+    /// Whether `line` is a `BEGIN` or an `END`, and of what: the name, upper-cased and
+    /// trimmed, only when `needsName` (inside a component only the first two matter, and
+    /// making the name String for every `BEGIN:VALARM` and `END:VEVENT` was two fifths of the
+    /// split).
+    private static func keyword(_ line: [UInt8], needsName: Bool) -> (
+        isBegin: Bool, isEnd: Bool, name: String
+    ) {
         // Most lines are properties: decide on the first byte before making any string.
         guard let first = line.first,
             first | 0x20 == UInt8(ascii: "b") || first | 0x20 == UInt8(ascii: "e")
@@ -164,13 +170,20 @@ final class ParallelICSSource: RecordSource {
         }
         let head = line.prefix(40)
         if head.allSatisfy({ $0 < 0x80 }) {
-            // ASCII, as every BEGIN and END of a real file: upper-cased and trimmed on the
-            // bytes by the line reader's own rule (through Foundation, four lines of each
-            // event cost 5% of the split). The first byte is a letter: nothing leads.
-            let upper = ICalendarReader.upperName(head)
-            let begins = upper.hasPrefix("BEGIN:")
-            guard begins || upper.hasPrefix("END:") else { return (false, false, "") }
-            let name = ICalendarReader.upperName(ArraySlice(upper.utf8.dropFirst(begins ? 6 : 4)))
+            // ASCII, as every BEGIN and END of a real file: compared and upper-cased on the
+            // bytes by the line reader's own rule. The first byte is a letter: nothing leads,
+            // and the keyword is the line's first bytes as they are.
+            func starts(with word: StaticString) -> Bool {
+                let count = word.utf8CodeUnitCount
+                guard head.count >= count else { return false }
+                let letters = UnsafeBufferPointer(start: word.utf8Start, count: count)
+                return zip(head, letters).allSatisfy { byte, letter in
+                    (0x61...0x7A).contains(byte) ? byte - 0x20 == letter : byte == letter
+                }
+            }
+            let begins = starts(with: "BEGIN:")
+            guard begins || starts(with: "END:") else { return (false, false, "") }
+            let name = needsName ? ICalendarReader.upperName(head.dropFirst(begins ? 6 : 4)) : ""
             return (begins, !begins, name)
         }
         let text = String(decoding: head, as: UTF8.self).uppercased()
@@ -219,18 +232,27 @@ final class ParallelICSSource: RecordSource {
         var line: [UInt8] = []
         line.reserveCapacity(256)
         while batches.count < workers * 2 {
+            if depth >= 2 && !inZone && lines.isMarking {
+                // The properties of a component, most of the file, in one go (the line
+                // source looks at their first bytes only).
+                let skipped = lines.skipLinesBeforeKeyword(limit: ReadingLimits.lineLength)
+                if skipped > 0 {
+                    lineNumber += skipped
+                    lines.extendMark()
+                }
+            }
             guard let (range, number) = try nextLineRange() else {
                 finishedReading = true
                 break
             }
-            let first: UInt8? = range.isEmpty ? nil : lines.withBuffer { $0[range.lowerBound] }
+            let first = lines.firstByte(of: range)
             if depth >= 2, let first, first | 0x20 != UInt8(ascii: "b"),
                 first | 0x20 != UInt8(ascii: "e")
             {
                 // A property inside a component: no BEGIN or END, nothing at the calendar's
                 // level. It belongs to the zone being read or to the batch.
                 if inZone {
-                    lines.withBuffer { zoneText.append(contentsOf: $0[range]) }
+                    lines.append(range, to: &zoneText)
                     zoneText.append(contentsOf: [0x0D, 0x0A])
                 } else {
                     lines.extendMark()
@@ -238,8 +260,9 @@ final class ParallelICSSource: RecordSource {
                 continue
             }
             line.removeAll(keepingCapacity: true)
-            lines.withBuffer { line.append(contentsOf: $0[range]) }
-            let word = Self.keyword(line)
+            lines.append(range, to: &line)
+            // The name is needed only at the calendar's level (see below).
+            let word = Self.keyword(line, needsName: depth <= 1)
             let isContinuation = line.first == 0x20 || line.first == 0x09
             if (depth == 1 || (depth == 0 && sawCalendarData)) && !word.isBegin && !word.isEnd {
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
