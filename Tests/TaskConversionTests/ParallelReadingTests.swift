@@ -141,6 +141,38 @@ struct ParallelReadingTests {
         }
     }
 
+    @Test("inside events: blank and CR-only lines, folds, E and B properties, across read blocks")
+    func linesInsideEvents() throws {
+        // The splitter skips an event's property lines in one go, up to the end of what it
+        // has read: a file of several 256 KB blocks puts lines across their seams.
+        var text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"
+        for index in 1...3000 {
+            text += "BEGIN:VEVENT\r\nUID:i\(index)\r\nDTSTART:20260101T100000Z\r\n"
+            text += "DTEND:20260101T110000Z\r\nSUMMARY:event \(index)\r\n"
+            text += "DESCRIPTION:\(String(repeating: "Описание ", count: 12))\r\n"
+            text += " continued \(index)\r\n\tand a tab\r\n"
+            switch index % 5 {
+            case 0: text += "\r\n"
+            case 1: text += "\r\r\n"
+            case 2: text += "EXDATE:20260108T100000Z\r\nBEGINNING:X\r\n"
+            case 3: text += "ENDING:Y\nX-B:1\n"
+            default: text += "  \r\n"
+            }
+            text += "END:VEVENT\r\n"
+        }
+        text += "END:VCALENDAR\r\n"
+        #expect(text.utf8.count > 3 << 18)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "inside-\(UUID().uuidString).ics")
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let sequential = transcript(url.path, ReadOptions(floatingZone: "Europe/Berlin"))
+        #expect(sequential.filter { $0.contains(#""name": "event "#) }.count == 3000)
+        for batch in [7, 1000] {
+            #expect(transcript(url.path, parallel(2, batch: batch)) == sequential, "batch \(batch)")
+        }
+    }
+
     @Test("BEGIN and END in any case, with blanks around the name, or with non-ASCII after it")
     func keywordSpellings() throws {
         let events = [
