@@ -97,7 +97,9 @@ public final class LineSource {
 
     /// Appends the bytes of a range ``nextLineRange(limit:lineNumber:)`` gave to `bytes`.
     package func append(_ range: Range<Int>, to bytes: inout [UInt8]) {
-        buffer.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        buffer.withUnsafeBufferPointer {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range]))
+        }
     }
 
     /// Skips the whole lines ahead, already in the buffer, that cannot be a `BEGIN` or an
@@ -223,6 +225,12 @@ enum UTF8Check {
                 let byte = buffer[index]
                 if byte < 0x80 {
                     index += 1
+                    continue
+                }
+                // Two bytes (Cyrillic, Greek, accented Latin): the lead byte alone rules out
+                // overlong forms, and no two-byte scalar is a surrogate or out of range.
+                if byte >= 0xC2, byte <= 0xDF, index + 1 < count, buffer[index + 1] & 0xC0 == 0x80 {
+                    index += 2
                     continue
                 }
                 let length: Int
