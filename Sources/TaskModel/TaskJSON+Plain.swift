@@ -213,37 +213,21 @@ private struct PlainReader {
         let read = members { reader, member in
             switch member {
             case .id:
-                guard id == nil else { return false }
-                id = reader.integer()
-                return id != nil
+                return Self.once(&id) { reader.integer() }
             case .dateStart:
-                guard start == nil else { return false }
-                start = reader.timestamp()
-                return start != nil
+                return Self.once(&start) { reader.timestamp() }
             case .dateFinish:
-                guard finish == nil else { return false }
-                finish = reader.timestamp()
-                return finish != nil
+                return Self.once(&finish) { reader.timestamp() }
             case .name:
-                guard name == nil else { return false }
-                name = reader.string()
-                return name != nil
+                return Self.once(&name) { reader.string() }
             case .description:
-                guard description == nil else { return false }
-                description = reader.string()
-                return description != nil
+                return Self.once(&description) { reader.string() }
             case .uid:
-                guard uid == nil else { return false }
-                uid = reader.string()
-                return uid != nil
+                return Self.once(&uid) { reader.string() }
             case .alarms:
-                guard alarms == nil else { return false }
-                alarms = reader.alarms()
-                return alarms != nil
+                return Self.once(&alarms) { reader.alarms() }
             case .attachments:
-                guard attachments == nil else { return false }
-                attachments = reader.list { $0.attachment() }
-                return attachments != nil
+                return Self.once(&attachments) { reader.list { $0.attachment() } }
             default:
                 return false
             }
@@ -252,6 +236,14 @@ private struct PlainReader {
         return TaskRecord(
             id: id, dateStart: start, dateFinish: finish, name: name, description: description,
             uid: uid, attachments: attachments ?? [], alarms: alarms ?? [])
+    }
+
+    /// Fills `slot` with what `read` gives, once: `false` for a member named twice or a value
+    /// that is not plain (the record is then read the general way).
+    private static func once<T>(_ slot: inout T?, _ read: () -> T?) -> Bool {
+        guard slot == nil, let value = read() else { return false }
+        slot = value
+        return true
     }
 
     /// A plain array of what `element` reads, or `nil`.
@@ -277,13 +269,9 @@ private struct PlainReader {
         let read = members { reader, member in
             switch member {
             case .filename:
-                guard filename == nil else { return false }
-                filename = reader.string()
-                return filename != nil
+                return Self.once(&filename) { reader.string() }
             case .mimeType:
-                guard mimeType == nil else { return false }
-                mimeType = reader.string()
-                return mimeType != nil
+                return Self.once(&mimeType) { reader.string() }
             case .data:
                 guard content == nil, let text = reader.string(),
                     let data = Data(base64Encoded: text)
@@ -326,13 +314,9 @@ private struct PlainReader {
                 trigger = text
                 return true
             case .description:
-                guard description == nil else { return false }
-                description = reader.string()
-                return description != nil
+                return Self.once(&description) { reader.string() }
             case .summary:
-                guard summary == nil else { return false }
-                summary = reader.string()
-                return summary != nil
+                return Self.once(&summary) { reader.string() }
             default:
                 return false
             }
