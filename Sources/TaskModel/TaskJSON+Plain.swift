@@ -7,8 +7,8 @@ import Foundation
 /// and optionally `description`, `uid` (strings), `alarms` (an array of objects with
 /// `action` and a relative `trigger`, and optionally `description` and `summary`, all
 /// strings) and `attachments` (an array of objects with `data`, base64, or `url`, and
-/// optionally `filename` and `mime_type`), each once, none `null`, with no trailing comma. That is what taskcal itself
-/// writes for most events, and what most task lists hold.
+/// optionally `filename` and `mime_type`), each once, none `null`, with no trailing comma.
+/// That is what taskcal itself writes for most events, and what most task lists hold.
 ///
 /// A plain record is exactly the record ``TaskRecord/init(json:)`` reads from the same text;
 /// anything else (another field, a duplicate, a value of another type or that fails its
