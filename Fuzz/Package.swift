@@ -14,8 +14,14 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [.package(path: "..")],
     targets: [
+        // LibicalLookups: the fuzzed code reads through the table-driven libical look-ups, as
+        // the taskcal executable does.
         .target(
-            name: "FuzzSupport", dependencies: [.product(name: "TaskConversion", package: taskcal)]),
+            name: "FuzzSupport",
+            dependencies: [
+                .product(name: "TaskConversion", package: taskcal),
+                .product(name: "LibicalLookups", package: taskcal),
+            ]),
         .executableTarget(
             name: "FuzzICS",
             dependencies: ["FuzzSupport", .product(name: "TaskConversion", package: taskcal)]),

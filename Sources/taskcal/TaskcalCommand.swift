@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLibicalLookups
 import CTCMalloc
 import Foundation
 import ICalendar
@@ -55,10 +56,17 @@ struct TaskcalCommand: ParsableCommand {
     static let version = "taskcal 1.0.0"
 
     /// `--version`: taskcal's, libical's as built against and as loaded (worked out only
-    /// when asked: reading the process's map costs what a small conversion does), and the
-    /// allocator's.
+    /// when asked: reading the process's map costs what a small conversion does), the
+    /// allocator's, and whose kind look-ups libical's parser reaches.
     static var fullVersion: String {
-        "\(version), libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded), \(allocator)"
+        "\(version), libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded), \(allocator), \(lookups)"
+    }
+
+    /// Whether libical's property look-ups and DATE-TIME reader are answered from
+    /// CLibicalLookups' tables (they are, when the executable exports them).
+    static var lookups: String {
+        taskcal_lookups_installed() != 0
+            ? "libical look-ups from tables" : "libical look-ups linked, not in use"
     }
 
     /// tcmalloc's version, and whether malloc is tcmalloc's: it is, when the dynamic linker

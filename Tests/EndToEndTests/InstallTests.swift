@@ -23,13 +23,13 @@ struct InstallTests {
         #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         #expect(installed.stdout.contains("man pages in \(prefix)/share/man/man1"))
         // The installed binary runs and says which libical it was built against and runs on,
-        // and that its malloc is tcmalloc's.
+        // that its malloc is tcmalloc's, and that libical's parser reaches taskcal's look-up tables.
         let version = try Taskcal.execute("\(prefix)/bin/taskcal", ["--version"], in: cli.directory)
         #expect(version.status == 0)
         #expect(
             version.stdout.range(
                 of:
-                    #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\), tcmalloc [0-9.]+\n$"#,
+                    #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\), tcmalloc [0-9.]+, libical look-ups from tables\n$"#,
                 options: .regularExpression) != nil, "\(version.stdout)")
         // A page per command, generated from the definitions: the options --help gives.
         let page = "\(prefix)/share/man/man1/taskcal.diary.free.1"

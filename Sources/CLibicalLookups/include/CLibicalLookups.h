@@ -1,0 +1,46 @@
+#ifndef CLIBICALLOOKUPS_H
+#define CLIBICALLOOKUPS_H
+
+#include <libical/ical.h>
+
+/*
+ * Table-driven versions of libical's kind look-ups and its date-time reader, for an
+ * executable that links this target.
+ *
+ * libical 3.0 finds a property's kind by comparing its name with strcasecmp against each
+ * entry of a table of 120, in order, and maps a kind to its name, value type and validity by
+ * walking the same table. Its parser calls these once or more for every content line, through
+ * its procedure linkage table; and it reads every DATE-TIME with sscanf. Reading a calendar,
+ * that was a fifth of all the work (issue 13).
+ *
+ * An executable that links this target defines the functions below under libical's own names,
+ * so the dynamic linker resolves libical's calls to them. Each answers from tables made once,
+ * at first use, from the answers of libical's own functions (found with dlsym(RTLD_NEXT)),
+ * and hands anything it has no entry for to libical's function: a name not in the table (an
+ * X- name, an unknown one) or a kind out of range. The date-time reader takes only the
+ * canonical forms (20260921, 20260921T154107, 20260921T154107Z, ASCII digits) and checks at
+ * first use that it gives what libical gives for them; every other string, and every string
+ * if the check fails, goes to libical's reader. Answers are libical's own, faster.
+ *
+ * A program that does not link this target (the library products alone) keeps libical's
+ * functions as they are.
+ */
+
+/// Whether libical's calls reach the table-driven functions of this file: true when the
+/// executable exports them (a linker exports an executable's definition of a symbol a shared
+/// library also defines).
+int taskcal_lookups_installed(void);
+
+/// Whether the canonical date-time forms are read here (false when the check at first use found
+/// libical's reader giving something else).
+int taskcal_lookups_reads_times(void);
+
+/// libical's own functions, for the tests that hold the tables to them.
+icalproperty_kind taskcal_libical_property_string_to_kind(const char *string);
+const char *taskcal_libical_property_kind_to_string(icalproperty_kind kind);
+icalvalue_kind taskcal_libical_property_kind_to_value_kind(icalproperty_kind kind);
+int taskcal_libical_property_kind_is_valid(icalproperty_kind kind);
+int taskcal_libical_value_kind_is_valid(icalvalue_kind kind);
+struct icaltimetype taskcal_libical_time_from_string(const char *string);
+
+#endif

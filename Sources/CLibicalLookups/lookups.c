@@ -1,0 +1,258 @@
+#define _GNU_SOURCE
+#include "CLibicalLookups.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libical's own functions, found past this executable's definitions of the same names. */
+static struct {
+    icalproperty_kind (*property_string_to_kind)(const char *);
+    const char *(*property_kind_to_string)(icalproperty_kind);
+    icalvalue_kind (*property_kind_to_value_kind)(icalproperty_kind);
+    int (*property_kind_is_valid)(icalproperty_kind);
+    int (*value_kind_is_valid)(icalvalue_kind);
+    struct icaltimetype (*time_from_string)(const char *);
+} libical;
+
+enum {
+    /* Property kinds are 0 to 125 in libical 3.0; the tables cover twice that. */
+    PROPERTY_KINDS = 256,
+    /* Value kinds run from ICAL_ANY_VALUE (5000) to ICAL_NO_VALUE (5031). */
+    VALUE_KINDS = 64,
+    /* Open addressing, at most a quarter full. */
+    NAME_SLOTS = 512,
+    NAME_LONGEST = 31,
+};
+
+struct name_slot {
+    uint8_t length; /* 0: empty */
+    char name[NAME_LONGEST];
+    icalproperty_kind kind;
+};
+
+static struct name_slot names[NAME_SLOTS];
+static const char *kind_names[PROPERTY_KINDS];
+static icalvalue_kind kind_value_kinds[PROPERTY_KINDS];
+static signed char kind_valid[PROPERTY_KINDS];
+static signed char value_kind_valid[VALUE_KINDS];
+static int reads_times;
+static pthread_once_t loaded = PTHREAD_ONCE_INIT;
+
+static void *original(const char *symbol) {
+    void *function = dlsym(RTLD_NEXT, symbol);
+    if (function == NULL) {
+        /* Only a libical linked statically could hide it, and that fails to link first. */
+        fprintf(stderr, "taskcal: libical's %s is not reachable: %s\n", symbol, dlerror());
+        abort();
+    }
+    return function;
+}
+
+static inline unsigned char fold(unsigned char byte) {
+    return (byte >= 'a' && byte <= 'z') ? (unsigned char)(byte - ('a' - 'A')) : byte;
+}
+
+/* FNV-1a over the ASCII-upper-cased bytes; the length is counted on the way, up to one past
+   the longest name. */
+static inline uint32_t name_hash(const char *string, size_t *length) {
+    uint32_t hash = 2166136261u;
+    size_t count = 0;
+    while (string[count] != '\0' && count <= NAME_LONGEST) {
+        hash = (hash ^ fold((unsigned char)string[count])) * 16777619u;
+        count++;
+    }
+    *length = count;
+    return hash;
+}
+
+static const struct name_slot *find_name(const char *string) {
+    size_t length;
+    uint32_t slot = name_hash(string, &length) & (NAME_SLOTS - 1);
+    if (length == 0 || length > NAME_LONGEST) return NULL;
+    for (; names[slot].length != 0; slot = (slot + 1) & (NAME_SLOTS - 1)) {
+        if (names[slot].length != length) continue;
+        size_t index = 0;
+        while (index < length && fold((unsigned char)string[index]) == (unsigned char)names[slot].name[index]) {
+            index++;
+        }
+        if (index == length) return &names[slot];
+    }
+    return NULL;
+}
+
+static void add_name(const char *name) {
+    size_t length;
+    uint32_t slot = name_hash(name, &length) & (NAME_SLOTS - 1);
+    if (length == 0 || length > NAME_LONGEST || find_name(name) != NULL) return;
+    while (names[slot].length != 0) slot = (slot + 1) & (NAME_SLOTS - 1);
+    for (size_t index = 0; index < length; index++) {
+        names[slot].name[index] = (char)fold((unsigned char)name[index]);
+    }
+    /* libical's answer for the name, whatever entry of its table gives it. */
+    names[slot].kind = libical.property_string_to_kind(name);
+    names[slot].length = (uint8_t)length;
+}
+
+static int fast_time(const char *string, struct icaltimetype *time);
+
+static int same_time(struct icaltimetype a, struct icaltimetype b) {
+    return a.year == b.year && a.month == b.month && a.day == b.day && a.hour == b.hour
+        && a.minute == b.minute && a.second == b.second && a.is_date == b.is_date
+        && a.is_daylight == b.is_daylight && a.zone == b.zone;
+}
+
+static void load(void) {
+    libical.property_string_to_kind = original("icalproperty_string_to_kind");
+    libical.property_kind_to_string = original("icalproperty_kind_to_string");
+    libical.property_kind_to_value_kind = original("icalproperty_kind_to_value_kind");
+    libical.property_kind_is_valid = original("icalproperty_kind_is_valid");
+    libical.value_kind_is_valid = original("icalvalue_kind_is_valid");
+    libical.time_from_string = original("icaltime_from_string");
+    for (int kind = 0; kind < PROPERTY_KINDS; kind++) {
+        kind_names[kind] = libical.property_kind_to_string((icalproperty_kind)kind);
+        kind_value_kinds[kind] = libical.property_kind_to_value_kind((icalproperty_kind)kind);
+        kind_valid[kind] = (signed char)libical.property_kind_is_valid((icalproperty_kind)kind);
+        if (kind_names[kind] != NULL) add_name(kind_names[kind]);
+    }
+    for (int index = 0; index < VALUE_KINDS; index++) {
+        value_kind_valid[index] =
+            (signed char)libical.value_kind_is_valid((icalvalue_kind)(ICAL_ANY_VALUE + index));
+    }
+    /* The canonical forms must read as libical reads them, or libical reads them all. */
+    static const char *const probes[] = {
+        "20260921T154107Z", "20260921T154107", "20260921", "19700101T000000Z", "99991231T235960",
+    };
+    reads_times = 1;
+    for (size_t index = 0; index < sizeof probes / sizeof probes[0]; index++) {
+        struct icaltimetype mine;
+        if (!fast_time(probes[index], &mine)
+            || !same_time(mine, libical.time_from_string(probes[index]))) {
+            reads_times = 0;
+        }
+    }
+}
+
+static inline void ensure_loaded(void) { pthread_once(&loaded, load); }
+
+icalproperty_kind icalproperty_string_to_kind(const char *string) {
+    ensure_loaded();
+    if (string != NULL) {
+        const struct name_slot *slot = find_name(string);
+        if (slot != NULL) return slot->kind;
+    }
+    return libical.property_string_to_kind(string);
+}
+
+const char *icalproperty_kind_to_string(icalproperty_kind kind) {
+    ensure_loaded();
+    if ((unsigned)kind < PROPERTY_KINDS) return kind_names[kind];
+    return libical.property_kind_to_string(kind);
+}
+
+icalvalue_kind icalproperty_kind_to_value_kind(icalproperty_kind kind) {
+    ensure_loaded();
+    if ((unsigned)kind < PROPERTY_KINDS) return kind_value_kinds[kind];
+    return libical.property_kind_to_value_kind(kind);
+}
+
+int icalproperty_kind_is_valid(const icalproperty_kind kind) {
+    ensure_loaded();
+    if ((unsigned)kind < PROPERTY_KINDS) return kind_valid[kind];
+    return libical.property_kind_is_valid(kind);
+}
+
+int icalvalue_kind_is_valid(const icalvalue_kind kind) {
+    ensure_loaded();
+    unsigned index = (unsigned)kind - (unsigned)ICAL_ANY_VALUE;
+    if (index < VALUE_KINDS) return value_kind_valid[index];
+    return libical.value_kind_is_valid(kind);
+}
+
+/* `count` ASCII digits at `string` as a number, or 0 when one is not a digit. */
+static inline int read_digits(const char *string, int count, int *value) {
+    int number = 0;
+    for (int index = 0; index < count; index++) {
+        unsigned digit = (unsigned)((unsigned char)string[index] - '0');
+        if (digit > 9) return 0;
+        number = number * 10 + (int)digit;
+    }
+    *value = number;
+    return 1;
+}
+
+/* A DATE (8 digits) or a DATE-TIME (8 digits, T, 6 digits, an optional Z), read as libical's
+   sscanf formats read them; 0 for anything else. */
+static int fast_time(const char *string, struct icaltimetype *time) {
+    size_t length = strnlen(string, 17);
+    struct icaltimetype parsed = icaltime_null_time();
+    if (length == 8) {
+        if (!read_digits(string, 4, &parsed.year) || !read_digits(string + 4, 2, &parsed.month)
+            || !read_digits(string + 6, 2, &parsed.day)) {
+            return 0;
+        }
+        parsed.is_date = 1;
+    } else if ((length == 15 || (length == 16 && string[15] == 'Z')) && string[8] == 'T') {
+        if (!read_digits(string, 4, &parsed.year) || !read_digits(string + 4, 2, &parsed.month)
+            || !read_digits(string + 6, 2, &parsed.day)
+            || !read_digits(string + 9, 2, &parsed.hour)
+            || !read_digits(string + 11, 2, &parsed.minute)
+            || !read_digits(string + 13, 2, &parsed.second)) {
+            return 0;
+        }
+        if (length == 16) parsed.zone = icaltimezone_get_utc_timezone();
+    } else {
+        return 0;
+    }
+    *time = parsed;
+    return 1;
+}
+
+struct icaltimetype icaltime_from_string(const char *string) {
+    ensure_loaded();
+    struct icaltimetype time;
+    if (string != NULL && reads_times && fast_time(string, &time)) return time;
+    return libical.time_from_string(string);
+}
+
+int taskcal_lookups_installed(void) {
+    return dlsym(RTLD_DEFAULT, "icalproperty_string_to_kind") == (void *)icalproperty_string_to_kind;
+}
+
+int taskcal_lookups_reads_times(void) {
+    ensure_loaded();
+    return reads_times;
+}
+
+icalproperty_kind taskcal_libical_property_string_to_kind(const char *string) {
+    ensure_loaded();
+    return libical.property_string_to_kind(string);
+}
+
+const char *taskcal_libical_property_kind_to_string(icalproperty_kind kind) {
+    ensure_loaded();
+    return libical.property_kind_to_string(kind);
+}
+
+icalvalue_kind taskcal_libical_property_kind_to_value_kind(icalproperty_kind kind) {
+    ensure_loaded();
+    return libical.property_kind_to_value_kind(kind);
+}
+
+int taskcal_libical_property_kind_is_valid(icalproperty_kind kind) {
+    ensure_loaded();
+    return libical.property_kind_is_valid(kind);
+}
+
+int taskcal_libical_value_kind_is_valid(icalvalue_kind kind) {
+    ensure_loaded();
+    return libical.value_kind_is_valid(kind);
+}
+
+struct icaltimetype taskcal_libical_time_from_string(const char *string) {
+    ensure_loaded();
+    return libical.time_from_string(string);
+}

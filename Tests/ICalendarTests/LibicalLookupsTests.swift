@@ -1,0 +1,153 @@
+import CLibical
+import CLibicalLookups
+import Foundation
+import ICalendar
+import Testing
+
+/// The table-driven look-ups the executables link (CLibicalLookups) against libical's own
+/// functions, answer for answer. This test process links them too, so every other test here
+/// reads and writes through them as well.
+@Suite("libical's look-ups from tables: libical's answers, faster")
+struct LibicalLookupsTests {
+    @Test("libical's calls reach the tables, in this process as in the taskcal executable")
+    func installed() {
+        #expect(taskcal_lookups_installed() != 0)
+        #expect(taskcal_lookups_reads_times() != 0)
+        // libical's own parser asks for the kind: a property it parses has the right one.
+        let component = icalcomponent_new_from_string("BEGIN:VEVENT\r\nsummary:x\r\nEND:VEVENT\r\n")
+        defer { icalcomponent_free(component) }
+        let property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
+        #expect(icalproperty_isa(property) == ICAL_SUMMARY_PROPERTY)
+    }
+
+    @Test("every property kind, in range and out: its name, value type and validity")
+    func kinds() {
+        for raw in -3..<400 {
+            let kind = icalproperty_kind(rawValue: UInt32(bitPattern: Int32(raw)))
+            let mine = icalproperty_kind_to_string(kind).map { String(cString: $0) }
+            let theirs = taskcal_libical_property_kind_to_string(kind).map { String(cString: $0) }
+            #expect(mine == theirs, "kind \(raw)")
+            #expect(
+                icalproperty_kind_to_value_kind(kind)
+                    == taskcal_libical_property_kind_to_value_kind(kind), "kind \(raw)")
+            #expect(
+                icalproperty_kind_is_valid(kind) == taskcal_libical_property_kind_is_valid(kind),
+                "kind \(raw)")
+        }
+        for raw in 4990..<5100 {
+            let kind = icalvalue_kind(rawValue: UInt32(raw))
+            #expect(
+                icalvalue_kind_is_valid(kind) == taskcal_libical_value_kind_is_valid(kind),
+                "value kind \(raw)")
+        }
+    }
+
+    /// Every name libical knows, and what a file may hold near it.
+    static var names: [String] {
+        var names: [String] = ["", "X-", "X-WR-CALNAME", "x-wr-calname", "X", "-", "IANA-TOKEN"]
+        for raw in 0..<200 {
+            let kind = icalproperty_kind(rawValue: UInt32(raw))
+            guard let name = icalproperty_kind_to_string(kind).map({ String(cString: $0) })
+            else { continue }
+            let mixed = String(
+                name.enumerated().map {
+                    $0.offset % 2 == 0 ? $0.element : Character($0.element.lowercased())
+                })
+            names += [
+                name, name.lowercased(), mixed, name + "X", "X" + name, "X-" + name,
+                String(name.dropLast()), name + " ", name.replacingOccurrences(of: "E", with: "Е"),
+            ]
+        }
+        names.append(String(repeating: "A", count: 31))
+        names.append(String(repeating: "A", count: 32))
+        names.append("DTSTART" + String(repeating: "-", count: 40))
+        names.append("ÜID")
+        return names
+    }
+
+    @Test("a property's name to its kind: every name, in every case, and near misses")
+    func namesToKinds() {
+        for name in Self.names {
+            #expect(
+                icalproperty_string_to_kind(name) == taskcal_libical_property_string_to_kind(name),
+                "name '\(name)'")
+        }
+        #expect(icalproperty_string_to_kind(nil) == taskcal_libical_property_string_to_kind(nil))
+    }
+
+    @Test("random names: the same kind as libical gives")
+    func randomNames() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABDEINRSTUXYZaeinrstu-_ ;:1É")
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...12, using: &generator)
+            let name = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            #expect(
+                icalproperty_string_to_kind(name) == taskcal_libical_property_string_to_kind(name),
+                "name '\(name)'")
+        }
+    }
+
+    /// The reader's answer and libical's error after it, for comparison.
+    struct TimeAnswer: Equatable, CustomStringConvertible {
+        var fields: [Int32]
+        var zone: UnsafeRawPointer?
+        var error: icalerrorenum
+
+        init(_ read: (String) -> icaltimetype, _ text: String) {
+            clibical_clear_errno()
+            let time = read(text)
+            error = clibical_errno()
+            fields = [
+                time.year, time.month, time.day, time.hour, time.minute, time.second, time.is_date,
+                time.is_daylight,
+            ]
+            zone = UnsafeRawPointer(time.zone)
+        }
+
+        var description: String { "\(fields) zone \(String(describing: zone)) error \(error)" }
+    }
+
+    static func sameTime(_ text: String) -> (mine: TimeAnswer, theirs: TimeAnswer) {
+        (
+            TimeAnswer({ icaltime_from_string($0) }, text),
+            TimeAnswer({ taskcal_libical_time_from_string($0) }, text)
+        )
+    }
+
+    @Test(
+        "a DATE or DATE-TIME string reads as libical reads it",
+        arguments: [
+            "20260921T154107Z", "20260921T154107", "20260921", "19700101T000000Z",
+            "99991231T235960Z", "00000000T000000", "20261332T256199", "2026-09-21",
+            "2026-09-21T15:41:07", "2026-09-21T15:41:07Z", "20260921T154107z", "20260921t154107",
+            "20260921X154107", "20260921T1541070", "2026092", "202609211", " 20260921",
+            "+0260921", "-0260921", "2026 921", "20260921T15410 Z", "20260921T1541 7",
+            "２0260921", "20260921T154107ZZ", "", "T", "Z", "20260921T154107\u{7F}",
+        ])
+    func times(text: String) {
+        let answers = Self.sameTime(text)
+        #expect(answers.mine == answers.theirs, "'\(text)'")
+    }
+
+    @Test("random near-canonical strings read as libical reads them")
+    func randomTimes() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789TZtz-: +")
+        for _ in 0..<20_000 {
+            var text = Array(
+                "20260921T154107Z".prefix([8, 15, 16].randomElement(using: &generator)!))
+            for _ in 0..<Int.random(in: 0...2, using: &generator) {
+                let index = Int.random(in: 0...text.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0 where index < text.count:
+                    text[index] = alphabet.randomElement(using: &generator)!
+                case 1: text.insert(alphabet.randomElement(using: &generator)!, at: index)
+                default: if index < text.count { text.remove(at: index) }
+                }
+            }
+            let answers = Self.sameTime(String(text))
+            #expect(answers.mine == answers.theirs, "'\(String(text))'")
+        }
+    }
+}
