@@ -3,9 +3,10 @@
 #
 #   Benchmarks/run.sh [N]      (default N = 100000 records)
 #   RUNS=9 Benchmarks/run.sh   (rounds; default 5)
-#   STATIC=1 Benchmarks/run.sh (taskcal linked with the Swift runtime and Foundation in it,
-#                               --static-swift-stdlib, built in .build-static: ~5 ms less to
-#                               start, about 5% faster reading an .ics on two cores)
+#   STATIC=1 Benchmarks/run.sh (taskcal as Scripts/install.sh builds it: the Swift runtime and
+#                               Foundation linked in, --static-swift-stdlib, built here in
+#                               .build-static: ~7 ms less to start, about 8% faster reading an
+#                               .ics on two cores)
 #
 # Builds taskcal (release) and the C baseline, generates N records with the samples' mix
 # (Benchmarks/generate.py), then times each direction with /usr/bin/time against the
