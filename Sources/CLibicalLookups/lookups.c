@@ -76,7 +76,8 @@ static const struct name_slot *find_name(const char *string) {
     for (; names[slot].length != 0; slot = (slot + 1) & (NAME_SLOTS - 1)) {
         if (names[slot].length != length) continue;
         size_t index = 0;
-        while (index < length && fold((unsigned char)string[index]) == (unsigned char)names[slot].name[index]) {
+        while (index < length
+               && fold((unsigned char)string[index]) == (unsigned char)names[slot].name[index]) {
             index++;
         }
         if (index == length) return &names[slot];
@@ -219,7 +220,8 @@ struct icaltimetype icaltime_from_string(const char *string) {
 }
 
 int taskcal_lookups_installed(void) {
-    return dlsym(RTLD_DEFAULT, "icalproperty_string_to_kind") == (void *)icalproperty_string_to_kind;
+    void *reached = dlsym(RTLD_DEFAULT, "icalproperty_string_to_kind");
+    return reached == (void *)icalproperty_string_to_kind;
 }
 
 int taskcal_lookups_reads_times(void) {
