@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,9 @@ static signed char kind_valid[PROPERTY_KINDS];
 static signed char value_kind_valid[VALUE_KINDS];
 static int reads_times;
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
+/* Set by every call of icalproperty_string_to_kind here: how taskcal_lookups_installed tells
+   that libical's parser reaches it. */
+static atomic_int name_asked;
 
 static void *original(const char *symbol) {
     void *function = dlsym(RTLD_NEXT, symbol);
@@ -141,6 +145,9 @@ static inline void ensure_loaded(void) { pthread_once(&loaded, load); }
 
 icalproperty_kind icalproperty_string_to_kind(const char *string) {
     ensure_loaded();
+    if (!atomic_load_explicit(&name_asked, memory_order_relaxed)) {
+        atomic_store_explicit(&name_asked, 1, memory_order_relaxed);
+    }
     if (string != NULL) {
         const struct name_slot *slot = find_name(string);
         if (slot != NULL) return slot->kind;
@@ -220,8 +227,13 @@ struct icaltimetype icaltime_from_string(const char *string) {
 }
 
 int taskcal_lookups_installed(void) {
-    void *reached = dlsym(RTLD_DEFAULT, "icalproperty_string_to_kind");
-    return reached == (void *)icalproperty_string_to_kind;
+    ensure_loaded();
+    atomic_store(&name_asked, 0);
+    icalcomponent *component =
+        icalparser_parse_string("BEGIN:VEVENT\r\nSUMMARY:x\r\nEND:VEVENT\r\n");
+    int reached = atomic_load(&name_asked);
+    if (component != NULL) icalcomponent_free(component);
+    return reached;
 }
 
 int taskcal_lookups_reads_times(void) {

@@ -63,7 +63,7 @@ struct TaskcalCommand: ParsableCommand {
     }
 
     /// Whether libical's property look-ups and DATE-TIME reader are answered from
-    /// CLibicalLookups' tables (they are, when the executable exports them).
+    /// CLibicalLookups' tables: whether libical's parser, given a one-line event, reached them.
     static var lookups: String {
         taskcal_lookups_installed() != 0
             ? "libical look-ups from tables" : "libical look-ups linked, not in use"

@@ -9,8 +9,9 @@ import Testing
 /// reads and writes through them as well.
 @Suite("libical's look-ups from tables: libical's answers, faster")
 struct LibicalLookupsTests {
-    @Test("libical's calls reach the tables, in this process as in the taskcal executable")
+    @Test("libical's parser reaches the tables, in this process as in the taskcal executable")
     func installed() {
+        // Parses an event through libical and tells whether its name look-up was answered here.
         #expect(taskcal_lookups_installed() != 0)
         #expect(taskcal_lookups_reads_times() != 0)
         // libical's own parser asks for the kind: a property it parses has the right one.

@@ -26,9 +26,10 @@
  * functions as they are.
  */
 
-/// Whether libical's calls reach the table-driven functions of this file: true when the
-/// executable exports them (a linker exports an executable's definition of a symbol a shared
-/// library also defines).
+/// Whether libical's parser reaches the table-driven functions of this file: it parses a
+/// one-line event and tells whether the name look-up it asked for was answered here. It is,
+/// when the executable exports them (a linker exports an executable's definition of a symbol a
+/// shared library also defines) and libical calls them through its PLT.
 int taskcal_lookups_installed(void);
 
 /// Whether the canonical date-time forms are read here (false when the check at first use found
