@@ -7,7 +7,7 @@
 # faster), and installs, under PREFIX (default /usr/local; ~/.local for one user):
 #   PREFIX/bin/taskcal
 #   PREFIX/share/man/man1/taskcal.1, taskcal.convert.1, … (generated from the command
-#       definitions by swift-argument-parser's generate-manual plugin: they match --help)
+#       definitions by swift-argument-parser's generate-manual tool: they match --help)
 #   PREFIX/share/bash-completion/completions/taskcal
 #   PREFIX/share/zsh/site-functions/_taskcal
 #   PREFIX/share/fish/vendor_completions.d/taskcal.fish
@@ -55,15 +55,18 @@ if ! swift build -c release --product taskcal --static-swift-stdlib --scratch-pa
 fi
 built_dir=$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)
 mkdir -p "$bin" "$man" "$bash_dir" "$zsh_dir" "$fish_dir" "$data_dir"
-# Installed before the manual plugin builds the package its own way.
 install -m 0755 "$built_dir/taskcal" "$bin/taskcal"
 rm -rf "$data_dir/taskcal_Localization.resources"
 cp -R "$built_dir/taskcal_Localization.resources" "$data_dir/"
 
+# The pages come from swift-argument-parser's generate-manual tool run on the installed binary
+# (what its package plugin does, without the plugin's debug build of every product first).
+swift build -c release --product generate-manual --static-swift-stdlib --scratch-path "$scratch" \
+    >"$work/build.log" 2>&1 ||
+    { cat "$work/build.log" >&2; exit 1; }
 pages="$work/pages"
 mkdir "$pages"
-swift package --scratch-path "$scratch" --allow-writing-to-directory "$pages" generate-manual \
-    --output-directory "$pages" --multi-page >/dev/null
+"$built_dir/generate-manual" "$bin/taskcal" --multi-page --output-directory "$pages" >/dev/null
 install -m 0644 "$pages"/*.1 "$man/"
 "$bin/taskcal" --generate-completion-script bash >"$bash_dir/taskcal"
 "$bin/taskcal" --generate-completion-script zsh >"$zsh_dir/_taskcal"
