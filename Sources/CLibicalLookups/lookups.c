@@ -42,8 +42,9 @@ static signed char kind_valid[PROPERTY_KINDS];
 static signed char value_kind_valid[VALUE_KINDS];
 static int reads_times;
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
-/* Set by every call of icalproperty_string_to_kind here: how taskcal_lookups_installed tells
-   that libical's parser reaches it. */
+/* Set when icalproperty_string_to_kind here hands a name it has no entry for to libical (an X-
+   name): how taskcal_lookups_installed tells that libical's parser reaches it, off the path of
+   the names in the table. */
 static atomic_int name_asked;
 
 static void *original(const char *symbol) {
@@ -145,12 +146,12 @@ static inline void ensure_loaded(void) { pthread_once(&loaded, load); }
 
 icalproperty_kind icalproperty_string_to_kind(const char *string) {
     ensure_loaded();
-    if (!atomic_load_explicit(&name_asked, memory_order_relaxed)) {
-        atomic_store_explicit(&name_asked, 1, memory_order_relaxed);
-    }
     if (string != NULL) {
         const struct name_slot *slot = find_name(string);
         if (slot != NULL) return slot->kind;
+    }
+    if (!atomic_load_explicit(&name_asked, memory_order_relaxed)) {
+        atomic_store_explicit(&name_asked, 1, memory_order_relaxed);
     }
     return libical.property_string_to_kind(string);
 }
@@ -230,7 +231,7 @@ int taskcal_lookups_installed(void) {
     ensure_loaded();
     atomic_store(&name_asked, 0);
     icalcomponent *component =
-        icalparser_parse_string("BEGIN:VEVENT\r\nSUMMARY:x\r\nEND:VEVENT\r\n");
+        icalparser_parse_string("BEGIN:VEVENT\r\nX-TASKCAL-PROBE:x\r\nEND:VEVENT\r\n");
     int reached = atomic_load(&name_asked);
     if (component != NULL) icalcomponent_free(component);
     return reached;

@@ -27,7 +27,8 @@
  */
 
 /// Whether libical's parser reaches the table-driven functions of this file: it parses a
-/// one-line event and tells whether the name look-up it asked for was answered here. It is,
+/// one-line event (an X- property) and tells whether the name look-up it asked for came
+/// here. It is,
 /// when the executable exports them (a linker exports an executable's definition of a symbol a
 /// shared library also defines) and libical calls them through its PLT.
 int taskcal_lookups_installed(void);
