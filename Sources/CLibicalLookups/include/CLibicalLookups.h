@@ -27,10 +27,9 @@
  */
 
 /// Whether libical's parser reaches the table-driven functions of this file: it parses a
-/// one-line event (an X- property) and tells whether the name look-up it asked for came
-/// here. It is,
-/// when the executable exports them (a linker exports an executable's definition of a symbol a
-/// shared library also defines) and libical calls them through its PLT.
+/// one-line event (an X- property) and tells whether the name look-up it asked for came here.
+/// It does when the executable exports them (a linker exports an executable's definition of a
+/// symbol a shared library also defines) and libical calls them through its PLT.
 int taskcal_lookups_installed(void);
 
 /// Whether the canonical date-time forms are read here (false when the check at first use found
