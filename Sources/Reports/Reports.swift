@@ -384,7 +384,8 @@ public struct MonthView: Sendable {
             + days.joined(separator: ",\n") + "\n]}\n"
     }
 
-    /// A grid like `cal`, weeks from Monday: `*` marks days with entries, `[ ]` today.
+    /// A grid like `cal`, weeks from Monday: `*` marks days with entries, `[ ]` today (`[27*`
+    /// when today has entries).
     public func text(style: some ReportStyle) -> String {
         let title = "\(Localization.month(month)) \(year)"
         let width = 7 * 4 - 1
@@ -403,7 +404,8 @@ public struct MonthView: Sendable {
             let number = String(format: "%2d", index + 1)
             var cell: String
             if day == today {
-                cell = "[" + number + "]"
+                // Both marks in the cell's four columns: `[27]` today, `[27*` today with entries.
+                cell = "[" + number + (count > 0 ? "*" : "]")
                 cell = style.marked(cell)
             } else {
                 cell = " " + number + (count > 0 ? "*" : " ")

@@ -245,4 +245,24 @@ struct ReportCommandTests {
         // The all-day conference covers Dec 1 and 2 (exclusive end); the review is on Dec 2.
         #expect(days.prefix(3).map { $0["entries"] as! Int } == [1, 2, 0])
     }
+
+    @Test(
+        "month: today with entries shows both marks, today without shows its brackets",
+        .enabled(if: faketime || required, "faketime is not installed (apt-get install faketime)"))
+    func monthToday() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        for (now, line) in [
+            ("2026-11-27 12:00:00", " 23  24  25  26 [27* 28  29"),
+            ("2026-11-28 12:00:00", " 23  24  25  26  27*[28] 29"),
+        ] {
+            let result = try Taskcal.execute(
+                "/usr/bin/faketime",
+                [
+                    now, Taskcal.binary.path, "month", "2026-11", Taskcal.sample("overlaps.json"),
+                    "--tz", "Europe/Moscow",
+                ], in: cli.directory)
+            #expect(result.stdout.contains(line + "\n"), "\(now): \(result.stdout)")
+        }
+    }
 }
