@@ -27,8 +27,6 @@ let package = Package(
         // CalDAV: the HTTP client (the WebDAV XML is FoundationXML's).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
-        // Protected entries: AES-GCM, and scrypt for a passphrase (CryptoExtras).
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         // `swift package generate-documentation`: the DocC archive of the library products.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -41,6 +39,15 @@ let package = Package(
             pkgConfig: "libical",
             providers: [.apt(["libical-dev"])]
         ),
+        // The system's OpenSSL (apt: libssl-dev): AES-256-GCM and scrypt for private entries,
+        // SHA-256 for the CalDAV sync. Not swift-crypto, whose Linux build compiles BoringSSL
+        // (44 s of a first build here) for four functions every Debian machine has.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "SystemCrypto", dependencies: ["COpenSSL"]),
         // The taskcal executable's allocator, gperftools' tcmalloc (apt: libgoogle-perftools-dev).
         // A conversion is libical's parsing and printing and Swift's values, and allocates at
         // every step: with glibc's malloc, a sixth of its time went to malloc and free, on two
@@ -71,9 +78,8 @@ let package = Package(
         .target(
             name: "Diary",
             dependencies: [
-                "TaskConversion", "TaskModel", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                "SystemCrypto", "TaskConversion", "TaskModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // The team diary on a PostgreSQL server, apart so that the SQLite diary does not
@@ -94,11 +100,10 @@ let package = Package(
         .target(
             name: "CalDAV",
             dependencies: [
-                "Diary", "TaskConversion", "TaskModel",
+                "Diary", "SystemCrypto", "TaskConversion", "TaskModel",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
@@ -161,7 +166,7 @@ let package = Package(
         .target(name: "TestPostgres", path: "Tests/TestPostgres"),
         .testTarget(
             name: "DiaryTests",
-            dependencies: ["Diary", "PostgresDiary", "TaskModel", "TestPostgres"]
+            dependencies: ["Diary", "PostgresDiary", "SystemCrypto", "TaskModel", "TestPostgres"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,6 +1,6 @@
-import Crypto
 import Diary
 import Foundation
+import SystemCrypto
 import TaskConversion
 import TaskModel
 
@@ -170,7 +170,7 @@ public final class DiarySync {
         let text = records.map(normal).sorted {
             ($0.recurrenceID ?? Int64.min) < ($1.recurrenceID ?? Int64.min)
         }.map(\.jsonLine).joined(separator: "\n")
-        return SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return sha256(Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Reads calendar data into entries (records grouped by UID, subtasks nested), as this

@@ -1,6 +1,5 @@
-import Crypto
-import CryptoExtras
 import Foundation
+import SystemCrypto
 import TaskConversion
 import TaskModel
 
@@ -11,20 +10,26 @@ import TaskModel
 /// Its ``id`` (a digest of the key, not the key) is what the diary and every sealed text
 /// record, so a key that is not the diary's is told apart from damage.
 public struct DiaryKey: Sendable {
-    let key: SymmetricKey
+    let key: SecretBytes
     /// 16 hex digits that name the key without revealing it.
     public let id: String
 
-    init(_ key: SymmetricKey) {
+    init(_ key: SecretBytes) {
         self.key = key
         let digest = key.withUnsafeBytes { bytes in
-            SHA256.hash(data: Array("taskcal diary key:".utf8) + Array(bytes))
+            sha256(Array("taskcal diary key:".utf8) + Array(bytes))
         }
         id = digest.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     /// A new random key.
-    public static func generate() -> DiaryKey { DiaryKey(SymmetricKey(size: .bits256)) }
+    public static func generate() throws(DiaryError) -> DiaryKey {
+        do {
+            return DiaryKey(try SecretBytes.random(count: 32))
+        } catch {
+            throw .storage("no key can be made: \(error)")
+        }
+    }
 
     /// The key a passphrase gives with the diary's scrypt parameters.
     public static func derive(passphrase: [UInt8], _ parameters: DiaryProtection.Scrypt)
@@ -35,9 +40,9 @@ public struct DiaryKey: Sendable {
         }
         do {
             return DiaryKey(
-                try KDF.Scrypt.deriveKey(
-                    from: passphrase, salt: salt, outputByteCount: 32, rounds: parameters.n,
-                    blockSize: parameters.r, parallelism: parameters.p))
+                try scrypt(
+                    passphrase: passphrase, salt: Array(salt), n: parameters.n, r: parameters.r,
+                    p: parameters.p, count: 32))
         } catch {
             throw .storage("the key cannot be derived from the passphrase: \(error)")
         }
@@ -78,7 +83,7 @@ public struct DiaryKey: Sendable {
                 "\(path) is not a taskcal key file (one line: \(filePrefix) and 32 bytes in base64, as diary key export writes it)"
             )
         }
-        return DiaryKey(SymmetricKey(data: bytes))
+        return DiaryKey(SecretBytes(Array(bytes)))
     }
 
     /// Writes the key to a new file at `path` (mode 0600; a missing folder is made, 0700),
@@ -119,15 +124,11 @@ public struct DiaryKey: Sendable {
         whole.icalExtra.removeAll { $0.hasPrefix(TaskRecord.sealedProperty + ":") }
         let plain = Array(whole.jsonLine.utf8)
         do {
-            let box = try AES.GCM.seal(plain, using: key, authenticating: Array(associated.utf8))
-            guard let combined = box.combined else {
-                throw DiaryError.storage("AES-GCM gave no sealed box")
-            }
+            let combined = try AESGCM.seal(
+                plain, key: key, authenticating: Array(associated.utf8))
             return TaskRecord.sealed(
                 record.protectedShell,
-                text: "\(Self.version):\(id):\(combined.base64EncodedString())")
-        } catch let error as DiaryError {
-            throw error
+                text: "\(Self.version):\(id):\(Data(combined).base64EncodedString())")
         } catch {
             throw .storage("entry #\(record.id) cannot be sealed: \(error)")
         }
@@ -148,17 +149,15 @@ public struct DiaryKey: Sendable {
             throw .locked(
                 "entry #\(shell.id) was sealed with key \(parts[1]), not with this key (\(id))")
         }
-        let plain: Data
-        do {
-            plain = try AES.GCM.open(
-                AES.GCM.SealedBox(combined: data), using: key,
-                authenticating: Array(associated.utf8))
-        } catch {
+        guard
+            let plain = AESGCM.open(
+                Array(data), key: key, authenticating: Array(associated.utf8))
+        else {
             throw .locked(
                 "entry #\(shell.id): its sealed text fails authentication (it was changed or damaged); nothing of it is shown"
             )
         }
-        guard let opened = try? TaskJSON.decodeLine(plain).get() else {
+        guard let opened = try? TaskJSON.decodeLine(Data(plain)).get() else {
             throw .locked("entry #\(shell.id): its sealed text holds no record")
         }
         return shell.unsealed(with: opened)

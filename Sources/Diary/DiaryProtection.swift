@@ -1,4 +1,5 @@
 import Foundation
+import SystemCrypto
 import TaskModel
 
 /// How a diary's protected entries are sealed: which key (by id), and where it is kept.
@@ -240,7 +241,7 @@ public struct Keyring: Sendable {
             let bytes = Data(base64Encoded: String(trimmed.dropFirst(DiaryKey.filePrefix.count))),
             bytes.count == 32
         else { throw .locked("what \(place) holds for this diary is not a taskcal key") }
-        return DiaryKey(.init(data: bytes))
+        return DiaryKey(SecretBytes(Array(bytes)))
     }
 
     /// No core file of this process from now on: it holds a key.

@@ -254,7 +254,7 @@ public final class ProtectedDiary: DiaryStore {
     private static func newKey(_ keeper: DiaryProtection.Keeper, passphrase: [UInt8]?)
         throws(DiaryError) -> (DiaryKey, DiaryProtection.Scrypt?)
     {
-        guard keeper == .passphrase else { return (DiaryKey.generate(), nil) }
+        guard keeper == .passphrase else { return (try DiaryKey.generate(), nil) }
         guard let passphrase, !passphrase.isEmpty else {
             throw .locked("a passphrase is needed to make the key")
         }

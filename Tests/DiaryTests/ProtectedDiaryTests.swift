@@ -68,7 +68,7 @@ struct ProtectedDiaryTests {
         _ = try diary.initialize(keeper: .keyFile)
         let sealed = try diary.add(privateEntry())
         let key = try diary.key()
-        let other = DiaryKey.generate()
+        let other = try DiaryKey.generate()
 
         // Another key: told apart by its id.
         #expect(throws: DiaryError.self) { try other.unseal(sealed) }
