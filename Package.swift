@@ -1,6 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// A dependency wanted only when the trait of the same name is enabled.
+let caldav = TargetDependencyCondition.when(traits: ["CalDAV"])
+let postgres = TargetDependencyCondition.when(traits: ["PostgreSQL"])
+
 let package = Package(
     name: "taskcal",
     defaultLocalization: "en",
@@ -16,6 +20,23 @@ let package = Package(
         .library(name: "ICalendar", targets: ["ICalendar"]),
         // Table-driven libical look-ups for an executable that links it (see its header).
         .library(name: "LibicalLookups", targets: ["CLibicalLookups"]),
+    ],
+    // What reaches beyond this machine is a trait: without it, converting a file compiles no
+    // TLS, HTTP or database client (a fresh clone's first `swift run` in about a minute, not
+    // twelve). The module of a trait not enabled builds empty; its commands say how to
+    // rebuild. Scripts/install.sh, Scripts/build-deb.sh, CI and the test command enable both.
+    traits: [
+        .trait(
+            name: "CalDAV",
+            description:
+                "taskcal caldav and diary sync: a CalDAV client over AsyncHTTPClient (SwiftNIO, TLS)."
+        ),
+        .trait(
+            name: "PostgreSQL",
+            description:
+                "Diaries on a PostgreSQL server (postgres://…): PostgresNIO (SwiftNIO, TLS)."
+        ),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.6.0"),
@@ -88,11 +109,11 @@ let package = Package(
             name: "PostgresDiary",
             dependencies: [
                 "Diary", "TaskConversion", "TaskModel",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "NIOCore", package: "swift-nio", condition: postgres),
+                .product(name: "NIOPosix", package: "swift-nio", condition: postgres),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
             ]
         ),
         // A CalDAV client (RFC 4791, 6578, 6764): discovery, push, pull, and the diary's
@@ -101,9 +122,9 @@ let package = Package(
             name: "CalDAV",
             dependencies: [
                 "Diary", "SystemCrypto", "TaskConversion", "TaskModel",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: caldav),
+                .product(name: "NIOCore", package: "swift-nio", condition: caldav),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: caldav),
             ]
         ),
         .executableTarget(
@@ -114,8 +135,8 @@ let package = Package(
                 "TaskConversion",
                 "Reports",
                 "Diary",
-                "PostgresDiary",
-                "CalDAV",
+                .target(name: "PostgresDiary", condition: postgres),
+                .target(name: "CalDAV", condition: caldav),
                 "Localization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -136,10 +157,11 @@ let package = Package(
         .executableTarget(
             name: "postgres-diary-benchmark",
             dependencies: [
-                "Diary", "DiaryBenchmarkSupport", "PostgresDiary", "TaskModel", "TestPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "Diary", "DiaryBenchmarkSupport", "TaskModel", "TestPostgres",
+                .target(name: "PostgresDiary", condition: postgres),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "NIOPosix", package: "swift-nio", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
             ],
             path: "Benchmarks/PostgresDiaryBenchmark"
         ),
@@ -166,7 +188,10 @@ let package = Package(
         .target(name: "TestPostgres", path: "Tests/TestPostgres"),
         .testTarget(
             name: "DiaryTests",
-            dependencies: ["Diary", "PostgresDiary", "SystemCrypto", "TaskModel", "TestPostgres"]
+            dependencies: [
+                "Diary", "TaskModel", "TestPostgres", "SystemCrypto",
+                .target(name: "PostgresDiary", condition: postgres),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,6 +1,6 @@
 // PostgreSQL diary benchmark: one process, ratios to baselines measured in the same run.
 //
-//   swift run -c release postgres-diary-benchmark [N] [postgres://USER@HOST/DB]
+//   swift run -c release --traits PostgreSQL postgres-diary-benchmark [N] [postgres://USER@HOST/DB]
 //
 // Without a URL it starts a throw-away cluster of Debian's server (as the tests do). The
 // password comes from PGPASSWORD or ~/.pgpass, as for taskcal.
@@ -11,6 +11,8 @@
 //    same columns and no constraint, over the same kind of connection.
 // 2. One refused add in a diary of N entries (the check, the refusal read back, the
 //    rollback), against a read of one entry by id.
+#if PostgreSQL
+
 import Diary
 import DiaryBenchmarkSupport
 import Foundation
@@ -100,3 +102,15 @@ let lookup = lookupTime / Double(probes) * 1e6
 print(
     "| one refused add in \(count) entries | \(String(format: "%.1f", check)) µs | \(String(format: "%.1f", lookup)) µs: read by id | \(String(format: "%.2f", check / lookup))x |"
 )
+
+#else
+
+import Foundation
+
+FileHandle.standardError.write(
+    Data(
+        "postgres-diary-benchmark: built without the PostgreSQL trait; run it with swift run -c release --traits PostgreSQL postgres-diary-benchmark\n"
+            .utf8))
+exit(2)
+
+#endif

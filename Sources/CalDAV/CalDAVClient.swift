@@ -1,3 +1,6 @@
+// Built with the CalDAV trait only (Package.swift): without it, this module is empty.
+#if CalDAV
+
 import Foundation
 import NIOCore
 
@@ -360,3 +363,5 @@ public final class CalDAVClient: Sendable {
 extension String {
     fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }
+
+#endif

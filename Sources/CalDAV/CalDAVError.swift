@@ -1,3 +1,6 @@
+// Built with the CalDAV trait only (Package.swift): without it, this module is empty.
+#if CalDAV
+
 import Foundation
 
 /// Why a CalDAV operation did not happen. No case ever holds a password.
@@ -146,3 +149,5 @@ public struct CalDAVAddress: Sendable, Equatable, CustomStringConvertible {
         return text[..<colon] + ":***" + text[at.lowerBound...]
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Built with the CalDAV trait only (Package.swift): without it, this module is empty.
+#if CalDAV
+
 import Foundation
 
 /// A user name and password for one server, and where they were found (said in messages;
@@ -200,3 +203,5 @@ public struct CredentialSources: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Built with the CalDAV trait only (Package.swift): without it, this module is empty.
+#if CalDAV
+
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -185,3 +188,5 @@ final class DAVClient: Sendable {
         return .unreachable("cannot talk to \(host)\(port): \(text.prefix(200))")
     }
 }
+
+#endif

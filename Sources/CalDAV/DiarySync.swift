@@ -1,3 +1,6 @@
+// Built with the CalDAV trait only (Package.swift): without it, this module is empty.
+#if CalDAV
+
 import Diary
 import Foundation
 import SystemCrypto
@@ -623,3 +626,5 @@ public final class DiarySync {
         return units
     }
 }
+
+#endif

@@ -1,7 +1,10 @@
+// Built with the CalDAV trait only (Package.swift): without it, this module is empty.
+#if CalDAV
+
 import Foundation
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// An XML element as a WebDAV response holds it: namespace, local name, children and text.
@@ -219,3 +222,5 @@ struct MultiStatus: Sendable {
         return parts.count >= 2 ? Int(parts[1]) : nil
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait only (Package.swift): without it, this module is empty.
+#if PostgreSQL
+
 import Diary
 import Foundation
 
@@ -174,3 +177,5 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         return fields
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait only (Package.swift): without it, this module is empty.
+#if PostgreSQL
+
 import Diary
 import Foundation
 import Logging
@@ -871,3 +874,5 @@ extension PostgresConnection {
         try self.query(query, logger: logger).wait()
     }
 }
+
+#endif

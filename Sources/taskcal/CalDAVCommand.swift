@@ -1,3 +1,6 @@
+// With the CalDAV trait; without it, MissingTraits.swift stands in for these commands.
+#if CalDAV
+
 import ArgumentParser
 import CalDAV
 import Foundation
@@ -348,3 +351,5 @@ struct TemporaryFolder {
 
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
+
+#endif

@@ -3,10 +3,12 @@ import Diary
 import Foundation
 import ICalendar
 import Localization
-import PostgresDiary
 import Reports
 import TaskConversion
 import TaskModel
+#if PostgreSQL
+import PostgresDiary
+#endif
 
 /// Options every diary verb takes.
 struct StoreOptions: ParsableArguments {
@@ -138,7 +140,12 @@ func openDiary(_ location: StoreLocation, reveal: Bool = false) throws(DiaryErro
     let warn: @Sendable (String) -> Void = { Console.note("warning: \($0)") }
     let base: any DiaryStore
     if case .postgres(let url) = location {
+        #if PostgreSQL
         base = try PostgresDiary(url: url, warn: warn)
+        #else
+        _ = url
+        throw .storage(MissingTrait.postgreSQL.message)
+        #endif
     } else {
         base = try location.open(warn: warn)
     }

@@ -1,3 +1,6 @@
+// With the CalDAV trait; without it, MissingTraits.swift stands in for these commands.
+#if CalDAV
+
 import ArgumentParser
 import CalDAV
 import Diary
@@ -116,3 +119,5 @@ extension DiaryCommand {
         }
     }
 }
+
+#endif

@@ -57,9 +57,16 @@ struct TaskcalCommand: ParsableCommand {
 
     /// `--version`: taskcal's, libical's as built against and as loaded (worked out only
     /// when asked: reading the process's map costs what a small conversion does), the
-    /// allocator's, and whose kind look-ups libical's parser reaches.
+    /// allocator's, whose kind look-ups libical's parser reaches, and the traits built in.
     static var fullVersion: String {
-        "\(version), libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded), \(allocator), \(lookups)"
+        "\(version), libical \(LibicalVersion.built) (built against), \(LibicalVersion.loaded ?? "unknown") (loaded), \(allocator), \(lookups), \(traits)"
+    }
+
+    /// The SwiftPM traits this binary was built with (Package.swift): what it can reach beyond
+    /// this machine.
+    static var traits: String {
+        let built = MissingTrait.built.map(\.rawValue)
+        return "traits: " + (built.isEmpty ? "none" : built.joined(separator: ", "))
     }
 
     /// Whether libical's property look-ups and DATE-TIME reader are answered from

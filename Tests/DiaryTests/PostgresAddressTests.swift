@@ -1,3 +1,6 @@
+// The PostgreSQL diary's addresses: with the PostgreSQL trait only.
+#if PostgreSQL
+
 import Diary
 import Foundation
 import PostgresDiary
@@ -80,3 +83,5 @@ struct PostgresAddressTests {
         #expect(warnings.first?.contains("others can read it") == true)
     }
 }
+
+#endif

@@ -59,7 +59,8 @@ final class Radicale {
 
 @Suite(
     "CalDAV against a real Radicale: push, pull, ls, two-way diary sync",
-    .enabled(if: radicaleInstalled || required, "\(radicaleMissing)"))
+    .enabled(if: radicaleInstalled || required, "\(radicaleMissing)"),
+    .enabled(if: BuiltTraits.calDAV || required, "\(BuiltTraits.missing("CalDAV"))"))
 struct CalDAVTests {
     /// A folder with a `.netrc` for the server and a Radicale started on it.
     static func setUp(_ cli: Taskcal, dieAfterWrites: Int? = nil) throws -> Radicale {

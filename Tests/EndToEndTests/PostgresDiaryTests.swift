@@ -8,7 +8,8 @@ import Testing
     .enabled(
         if: TestPostgres.isRunning || required,
         "PostgreSQL is not installed here (apt-get install postgresql); \(TestPostgres.unavailableReason)"
-    ))
+    ),
+    .enabled(if: BuiltTraits.postgreSQL || required, "\(BuiltTraits.missing("PostgreSQL"))"))
 struct PostgresDiaryTests {
     @Test(
         "16 processes × 50 colliding adds at once: no overlap, exactly the adds that printed an id")

@@ -2,11 +2,12 @@ import Foundation
 import TestPostgres
 import Testing
 
-/// The diary backends the command-line tests run on: PostgreSQL too when its server can be
-/// started here (Debian's postgresql package; in CI it must be).
+/// The diary backends the command-line tests run on: PostgreSQL too when taskcal was built
+/// with it and its server can be started here (Debian's postgresql package; in CI it must be).
 let diaryBackends: [String] =
     ["sqlite", "vdir"]
-    + (TestPostgres.isRunning || ProcessInfo.processInfo.environment["CI"] != nil
+    + (BuiltTraits.postgreSQL && TestPostgres.isRunning
+        || ProcessInfo.processInfo.environment["CI"] != nil
         ? ["postgres"] : [])
 
 /// Runs the built `taskcal` binary as a user would, in a fresh folder.
@@ -195,5 +196,30 @@ struct Taskcal {
     /// The records of a task file as dictionaries.
     static func recordList(_ text: String) throws -> [[String: Any]] {
         try records(text).map { $0 as! [String: Any] }
+    }
+}
+
+/// The SwiftPM traits `swift test` was given (`--traits`, `--enable-all-traits`), which the
+/// `taskcal` binary it built has too. A suite for a trait not built is skipped, saying how to
+/// build it, except in CI, where it must run.
+enum BuiltTraits {
+    static let calDAV: Bool = {
+        #if CalDAV
+        true
+        #else
+        false
+        #endif
+    }()
+
+    static let postgreSQL: Bool = {
+        #if PostgreSQL
+        true
+        #else
+        false
+        #endif
+    }()
+
+    static func missing(_ trait: String) -> String {
+        "taskcal was built without the \(trait) trait: run swift test --enable-all-traits"
     }
 }
