@@ -51,8 +51,10 @@ struct SystemCryptoTests {
         let sealed = try AESGCM.seal(
             Array("hello".utf8), key: key, authenticating: Array("aad".utf8),
             nonce: [UInt8](repeating: 1, count: 12))
-        #expect(Data(sealed).base64EncodedString() == "AQEBAQEBAQEBAQEBHoTl2/87cia0S2HgFdVnULhGNJlu")
-        #expect(AESGCM.open(sealed, key: key, authenticating: Array("aad".utf8)) == Array("hello".utf8))
+        #expect(
+            Data(sealed).base64EncodedString() == "AQEBAQEBAQEBAQEBHoTl2/87cia0S2HgFdVnULhGNJlu")
+        #expect(
+            AESGCM.open(sealed, key: key, authenticating: Array("aad".utf8)) == Array("hello".utf8))
         #expect(AESGCM.open(sealed, key: key, authenticating: Array("other".utf8)) == nil)
         let otherKey = SecretBytes([UInt8](repeating: 8, count: 32))
         #expect(AESGCM.open(sealed, key: otherKey, authenticating: Array("aad".utf8)) == nil)
