@@ -175,17 +175,33 @@ public struct FreeTime: Sendable {
     /// in strings as in the task format.
     public func json() -> String {
         guard !slots.isEmpty else { return "[]\n" }
+        return "[\n" + slotsJSON() + "\n]\n"
+    }
+
+    /// The report as a JSON object that says whether it is whole, for a list a limit cut:
+    /// `{"listed": M, "total": N, "truncated": true, "free": [STRETCH, …]}`; `truncated` is
+    /// false when all `total` stretches are listed.
+    public func countedJSON() -> String {
         var writer = JSONWriter()
-        writer.raw("[\n")
+        writer.begin()
+        writer.field("listed", number: Int64(slots.count))
+        writer.field("total", number: Int64(total))
+        writer.field("truncated", bool: unlisted > 0)
+        writer.key("free")
+        return writer.text + (slots.isEmpty ? "[]" : "[\n" + slotsJSON() + "\n]") + "}\n"
+    }
+
+    /// The listed stretches, one a line, `,\n` between them.
+    private func slotsJSON() -> String {
+        var writer = JSONWriter()
         for (number, slot) in slots.enumerated() {
+            if number > 0 { writer.raw(",\n") }
             writer.begin()
             writer.field("date_start", numberString: slot.start)
             writer.field("date_finish", numberString: slot.finish)
             writer.field("minutes", number: (slot.finish - slot.start) / 60)
             writer.end()
-            writer.raw(number == slots.count - 1 ? "\n" : ",\n")
         }
-        writer.raw("]\n")
         return writer.text
     }
 

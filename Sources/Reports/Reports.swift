@@ -54,29 +54,73 @@ public struct OverlapReport: Sendable {
     /// Finds the overlaps among `entries`, limited to `window` when given (entries outside it
     /// are left out; shared times are cut to it), listing at most `limit` pairs.
     public init(entries: [ReportEntry], window: TimeSpan? = nil, limit: Int = defaultLimit) {
-        var kept = entries
-        if let window {
-            kept = entries.filter {
-                $0.span.overlaps(window)
-                    || ($0.span.isEmpty && $0.span.start >= window.start
-                        && $0.span.start < window.finish)
-            }
-        }
-        // Entries that each meet the window and overlap each other share an instant inside it
-        // (intervals on a line that meet pairwise have a common point), so clipping to the
-        // window drops no pair and the total stays exact.
-        var (found, total) = OverlapSweep.overlaps(kept.map(\.span), limit: limit)
-        if let window {
-            found = found.compactMap { overlap in
-                guard let shared = overlap.shared.intersection(window) else { return nil }
-                var clipped = overlap
-                clipped.shared = shared
-                return clipped
-            }
-        }
+        let kept = Self.entries(entries, meeting: window)
+        let (found, total) = OverlapSweep.overlaps(kept.map(\.span), limit: limit)
         self.entries = kept
-        self.overlaps = found
+        self.overlaps = found.compactMap { Self.clip($0, to: window) }
         self.total = total
+    }
+
+    /// The entries that meet `window` (all without one).
+    static func entries(_ entries: [ReportEntry], meeting window: TimeSpan?) -> [ReportEntry] {
+        guard let window else { return entries }
+        return entries.filter {
+            $0.span.overlaps(window)
+                || ($0.span.isEmpty && $0.span.start >= window.start
+                    && $0.span.start < window.finish)
+        }
+    }
+
+    /// `overlap` with its shared time cut to `window`. Entries that each meet the window and
+    /// overlap each other share an instant inside it (intervals on a line that meet pairwise
+    /// have a common point), so clipping drops no pair and the total stays exact.
+    static func clip(_ overlap: Overlap, to window: TimeSpan?) -> Overlap? {
+        guard let window else { return overlap }
+        guard let shared = overlap.shared.intersection(window) else { return nil }
+        var clipped = overlap
+        clipped.shared = shared
+        return clipped
+    }
+
+    /// Every overlapping pair among `entries` (within `window`), written as the JSON array
+    /// ``json(bytes:)`` writes, in pieces of about 64 KB, as the sweep finds them: the whole
+    /// list a script reads, never held in memory (12.5 million pairs cost what 5,000
+    /// entries do). Returns how many pairs there were.
+    @discardableResult
+    public static func writeAllJSON(
+        entries: [ReportEntry], window: TimeSpan? = nil, bytes write: ([UInt8]) -> Void
+    ) -> Int {
+        let kept = Self.entries(entries, meeting: window)
+        var writer = JSONWriter()
+        var count = 0
+        writer.raw("[")
+        OverlapSweep.forEachOverlap(kept.map(\.span)) { found in
+            guard let overlap = clip(found, to: window) else { return }
+            writer.raw(count == 0 ? "\n" : ",\n")
+            writePair(overlap, of: kept, to: &writer)
+            count += 1
+            if writer.bytes.count >= 1 << 16 {
+                write(writer.bytes)
+                writer.reset()
+            }
+        }
+        writer.raw(count == 0 ? "]\n" : "\n]\n")
+        write(writer.bytes)
+        return count
+    }
+
+    /// One pair: `{"first": RECORD, "second": RECORD, "overlap_start": …, "overlap_finish": …}`.
+    static func writePair(
+        _ overlap: Overlap, of entries: [ReportEntry], to writer: inout JSONWriter
+    ) {
+        writer.begin()
+        writer.key("first")
+        entries[overlap.first].write(to: &writer)
+        writer.key("second")
+        entries[overlap.second].write(to: &writer)
+        writer.field("overlap_start", numberString: overlap.shared.start)
+        writer.field("overlap_finish", numberString: overlap.shared.finish)
+        writer.end()
     }
 
     /// How many pairs exist that the report does not list.
@@ -94,23 +138,39 @@ public struct OverlapReport: Sendable {
         guard !overlaps.isEmpty else { return write(Array("[]\n".utf8)) }
         var writer = JSONWriter()
         writer.raw("[\n")
+        pairs(to: &writer, bytes: write)
+        writer.raw("\n]\n")
+        write(writer.bytes)
+    }
+
+    /// The report as a JSON object that says whether it is whole, for a list a limit cut:
+    /// `{"listed": M, "total": N, "truncated": true, "overlaps": [PAIR, …]}` (the counts first,
+    /// for a reader that streams); `truncated` is false when all `total` pairs are listed.
+    public func countedJSON(bytes write: ([UInt8]) -> Void) {
+        var writer = JSONWriter()
+        writer.begin()
+        writer.field("listed", number: Int64(overlaps.count))
+        writer.field("total", number: Int64(total))
+        writer.field("truncated", bool: unlisted > 0)
+        writer.key("overlaps")
+        writer.raw(overlaps.isEmpty ? "[" : "[\n")
+        pairs(to: &writer, bytes: write)
+        writer.raw(overlaps.isEmpty ? "]" : "\n]")
+        writer.end()
+        writer.raw("\n")
+        write(writer.bytes)
+    }
+
+    /// The listed pairs, `,\n` between them, flushed to `write` every 64 KB.
+    private func pairs(to writer: inout JSONWriter, bytes write: ([UInt8]) -> Void) {
         for (number, overlap) in overlaps.enumerated() {
-            writer.begin()
-            writer.key("first")
-            entries[overlap.first].write(to: &writer)
-            writer.key("second")
-            entries[overlap.second].write(to: &writer)
-            writer.field("overlap_start", numberString: overlap.shared.start)
-            writer.field("overlap_finish", numberString: overlap.shared.finish)
-            writer.end()
-            writer.raw(number == overlaps.count - 1 ? "\n" : ",\n")
+            if number > 0 { writer.raw(",\n") }
+            Self.writePair(overlap, of: entries, to: &writer)
             if writer.bytes.count >= 1 << 16 {
                 write(writer.bytes)
                 writer.reset()
             }
         }
-        writer.raw("]\n")
-        write(writer.bytes)
     }
 
     /// The JSON report as one string (for small reports and tests).
@@ -261,10 +321,6 @@ public struct Agenda: Sendable {
         self.records = sorted
     }
 
-    /// Most entries one row of the JSON agenda lists; a row with more says how many more in
-    /// `"more"`.
-    public static let jsonEntriesPerRow = 1_000
-
     /// A row's label: `14:00–15:00`, with the UTC offset when the day has a clock change
     /// (so the two 02:00–03:00 rows of a 25-hour day can be told apart).
     func label(_ slot: Slot) -> String {
@@ -281,17 +337,16 @@ public struct Agenda: Sendable {
         return changes ? base + " " + time.offsetText(at: slot.span.start) : base
     }
 
-    /// `[{"start": "…", "finish": "…", "label": "14:00–15:00", "entries": [RECORD, …]}, …]`
+    /// `[{"start": "…", "finish": "…", "label": "14:00–15:00", "entries": [RECORD, …]}, …]`,
+    /// every entry of every row: machine output is whole (the day screen is what counts rows).
     public func json() -> String {
         let rows = slots.map { slot in
             var label = JSONWriter()
             label.string(self.label(slot))
-            let more = slot.entries.count - Self.jsonEntriesPerRow
             return
                 "{\"start\": \"\(slot.span.start)\", \"finish\": \"\(slot.span.finish)\", \"label\": \(label.text), "
                 + "\"entries\": ["
-                + slot.entries.prefix(Self.jsonEntriesPerRow).map { records[$0].jsonLine }.joined(
-                    separator: ", ") + "]" + (more > 0 ? ", \"more\": \(more)" : "") + "}"
+                + slot.entries.map { records[$0].jsonLine }.joined(separator: ", ") + "]}"
         }
         return "[\n" + rows.joined(separator: ",\n") + "\n]\n"
     }

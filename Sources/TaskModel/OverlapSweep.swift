@@ -74,11 +74,26 @@ public enum OverlapSweep {
     /// overlaps it, so the count grows by the heap's size. 5,000 entries in one slot make
     /// 12,497,500 pairs, counted in milliseconds and never held in memory.
     public static func overlaps(_ spans: [TimeSpan], limit: Int) -> (pairs: [Overlap], total: Int) {
+        var result: [Overlap] = []
+        let total = sweep(spans, limit: limit) { result.append($0) }
+        return (result, total)
+    }
+
+    /// Hands every overlapping pair of `spans` to `body` as the sweep finds it, in the order
+    /// of ``overlaps(_:)-([TimeSpan])``, holding none: a list of millions of pairs written
+    /// out costs the memory of the running intervals only. Returns how many pairs there were.
+    @discardableResult
+    public static func forEachOverlap(_ spans: [TimeSpan], _ body: (Overlap) -> Void) -> Int {
+        sweep(spans, limit: Int.max, body)
+    }
+
+    /// The sweep: the first `limit` pairs to `emit`, and the count of all.
+    private static func sweep(_ spans: [TimeSpan], limit: Int, _ emit: (Overlap) -> Void) -> Int {
         let order = spans.indices.filter { !spans[$0].isEmpty }.sorted {
             (spans[$0].start, spans[$0].finish, $0) < (spans[$1].start, spans[$1].finish, $1)
         }
         var running = Heap<Running>()
-        var result: [Overlap] = []
+        var emitted = 0
         var total = 0
         var group: [Int] = []
         for (rank, index) in order.enumerated() {
@@ -87,24 +102,25 @@ public enum OverlapSweep {
                 running.removeMin()
             }
             total += running.count
-            guard result.count < limit else {
+            guard emitted < limit else {
                 running.insert(Running(finish: span.finish, rank: rank))
                 continue
             }
             group.removeAll(keepingCapacity: true)
             for item in running.unordered { group.append(item.rank) }
             group.sort()
-            for otherRank in group.prefix(limit - result.count) {
+            for otherRank in group.prefix(limit - emitted) {
                 let other = order[otherRank]
-                result.append(
+                emit(
                     Overlap(
                         first: other, second: index,
                         shared: TimeSpan(
                             start: span.start, finish: min(span.finish, spans[other].finish))))
+                emitted += 1
             }
             running.insert(Running(finish: span.finish, rank: rank))
         }
-        return (result, total)
+        return total
     }
 }
 

@@ -226,10 +226,10 @@ struct Overlaps: ParsableCommand {
             tr("List at most this many overlapping pairs (all are counted)."),
             discussion:
                 tr(
-                    "Past it the text report ends with \"… and N more\"; the JSON report lists the first N and standard error says how many there are in all."
+                    "The text report lists 10,000 unless told otherwise and ends with \"… and N more\" past them. The JSON report lists every pair unless told: given --max-pairs, it is an object that says whether it is whole, {\"listed\": M, \"total\": N, \"truncated\": true, \"overlaps\": [PAIR, …]}."
                 ),
             valueName: "n"))
-    var maxPairs: Int = OverlapReport.defaultLimit
+    var maxPairs: Int?
 
     @Flag(help: .hidden) var timing = false
 
@@ -240,7 +240,9 @@ struct Overlaps: ParsableCommand {
         if let to, options.time.parse(to) == nil {
             throw ValidationError("--to '\(to)' is not a time; \(timeForms)")
         }
-        if maxPairs < 1 { throw ValidationError("--max-pairs must be at least 1") }
+        if let maxPairs, maxPairs < 1 {
+            throw ValidationError("--max-pairs must be at least 1")
+        }
     }
 
     func run() throws {
@@ -267,12 +269,25 @@ struct Overlaps: ParsableCommand {
                 start: from.flatMap(time.parse) ?? Timestamp.range.lowerBound,
                 finish: to.flatMap(time.parse) ?? Timestamp.range.upperBound)
         }
-        let report = OverlapReport(entries: entries, window: window, limit: maxPairs)
+        // Machine output is whole unless the user set a limit, and then says so inside itself.
+        if options.format == .json && maxPairs == nil {
+            let total = OverlapReport.writeAllJSON(entries: entries, window: window) {
+                print(String(decoding: $0, as: UTF8.self), terminator: "")
+            }
+            if timing {
+                timingNote(started: started, read: read, readPeak: readPeak, entries, total)
+            }
+            if total > 0 { throw ExitCode(1) }
+            return
+        }
+        let report = OverlapReport(
+            entries: entries, window: window, limit: maxPairs ?? OverlapReport.defaultLimit)
         let found = clock.now
         switch options.format {
         case .json:
             // In pieces of about 64 KB: print's lock and buffer once per piece, not per pair.
-            report.json(bytes: { print(String(decoding: $0, as: UTF8.self), terminator: "") })
+            report.countedJSON(bytes: { print(String(decoding: $0, as: UTF8.self), terminator: "") }
+            )
             if report.unlisted > 0 {
                 Console.note(
                     "warning: listed the first \(report.overlaps.count) of \(report.total) overlapping pairs; list more with --max-pairs"
@@ -283,15 +298,27 @@ struct Overlaps: ParsableCommand {
                 in: time, style: Style.forStandardOutput(), to: { print($0, terminator: "") })
         }
         if timing {
-            Console.note(
-                "timing: read \(read - started) (peak memory \(readPeak)), overlaps \(found - read), output \(clock.now - found) (peak memory \(Self.peakMemory())); \(entries.count) entries, \(report.total) overlaps"
-            )
+            timingNote(
+                started: started, read: read, readPeak: readPeak, entries, report.total,
+                found: found)
         }
         if report.total > 0 { throw ExitCode(1) }
     }
 }
 
 extension Overlaps {
+    /// `--timing`: how long reading, finding and writing took, and the memory they needed.
+    func timingNote(
+        started: ContinuousClock.Instant, read: ContinuousClock.Instant, readPeak: String,
+        _ entries: [ReportEntry], _ total: Int, found: ContinuousClock.Instant? = nil
+    ) {
+        let now = ContinuousClock.now
+        let overlaps = found.map { "overlaps \($0 - read), output \(now - $0)" }
+        Console.note(
+            "timing: read \(read - started) (peak memory \(readPeak)), \(overlaps ?? "overlaps and output \(now - read)") (peak memory \(Self.peakMemory())); \(entries.count) entries, \(total) overlaps"
+        )
+    }
+
     /// The process's peak resident memory so far (`VmHWM` of /proc/self/status), for --timing.
     static func peakMemory() -> String {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
@@ -468,8 +495,13 @@ struct FreeTimeOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            tr("List at most this many stretches (all are counted)."), valueName: "n"))
-    var maxSlots: Int = FreeTime.defaultLimit
+            tr("List at most this many stretches (all are counted)."),
+            discussion:
+                tr(
+                    "The text report lists 10,000 unless told otherwise. The JSON report lists every stretch unless told: given --max-slots, it is an object that says whether it is whole, {\"listed\": M, \"total\": N, \"truncated\": true, \"free\": [STRETCH, …]}."
+                ),
+            valueName: "n"))
+    var maxSlots: Int?
 
     func validate() throws {
         if let minimum, Self.seconds(minimum) == nil {
@@ -486,7 +518,9 @@ struct FreeTimeOptions: ParsableArguments {
             throw ValidationError(
                 "--days '\(days)' is not a set of weekdays; expected MO-FR, MO,WE,FR or SA-SU")
         }
-        if maxSlots < 1 { throw ValidationError("--max-slots must be at least 1") }
+        if let maxSlots, maxSlots < 1 {
+            throw ValidationError("--max-slots must be at least 1")
+        }
     }
 
     /// `30m`, `1h30m`, `2d`, `90s` or an ISO 8601 duration, in seconds.
@@ -555,10 +589,11 @@ struct FreeTimeOptions: ParsableArguments {
         let free = FreeTime(
             busy: busy, window: window, time: time, minimum: minimum.flatMap(Self.seconds) ?? 0,
             hours: hours.flatMap(FreeTime.Hours.init), days: days.flatMap(FreeTime.Days.init),
-            limit: maxSlots)
+            limit: maxSlots ?? (reading.format == .json ? Int.max : FreeTime.defaultLimit))
         switch reading.format {
         case .json:
-            print(free.json(), terminator: "")
+            // Whole unless the user set a limit, and then it says so inside itself.
+            print(maxSlots == nil ? free.json() : free.countedJSON(), terminator: "")
             if free.unlisted > 0 {
                 Console.note(
                     "warning: listed the first \(free.slots.count) of \(free.total) free stretches; list more with --max-slots"

@@ -114,7 +114,8 @@ struct BoundedWorkTests {
     }
 
     @Test(
-        "3,000 entries in one slot: 4,498,500 pairs counted, 10,000 listed, in the report's words")
+        "3,000 entries in one slot: 4,498,500 pairs counted, 10,000 listed, in the report's words; JSON whole or saying it is not"
+    )
     func pairExplosion() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -130,18 +131,34 @@ struct BoundedWorkTests {
         #expect(
             text.stdout.hasSuffix(
                 "… and 4,488,500 more overlapping pairs (list more with --max-pairs)\n"))
-        let json = try cli.run(["overlaps", "same.ndjson", "--format", "json"])
+        let json = try cli.run([
+            "overlaps", "same.ndjson", "--format", "json", "--max-pairs", "10000",
+        ])
         #expect(json.status == 1)
-        let pairs = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any]
-        #expect(pairs?.count == 10_000)
+        let counted =
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((counted?["overlaps"] as? [Any])?.count == 10_000)
+        #expect(counted?["listed"] as? Int == 10_000)
+        #expect(counted?["total"] as? Int == 4_498_500)
+        #expect(counted?["truncated"] as? Bool == true)
         #expect(json.stderr.contains("listed the first 10000 of 4498500 overlapping pairs"))
-        // The day screen shows twelve a row and counts the rest.
+        // Without a limit, JSON lists every pair: 300 of them in one slot make 44,850.
+        try cli.write("three-hundred.ndjson", lines.prefix(300).joined(separator: "\n") + "\n")
+        let all = try cli.run(["overlaps", "three-hundred.ndjson", "--format", "json"])
+        #expect(all.status == 1)
+        let pairs = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [Any]
+        #expect(pairs?.count == 44_850)
+        #expect(all.stderr.isEmpty, "\(all.stderr)")
+        // The day screen shows twelve a row and counts the rest; its JSON lists them all.
         let agenda = try cli.run(["agenda", "2024-01-01", "same.ndjson", "--tz", "UTC"])
         #expect(agenda.stdout.contains("… and 2,988 more"))
         let agendaJSON = try cli.run([
             "agenda", "2024-01-01", "same.ndjson", "--tz", "UTC", "--format", "json",
         ])
-        #expect(agendaJSON.stdout.contains("\"more\": 2000"))
+        let rows =
+            try JSONSerialization.jsonObject(with: Data(agendaJSON.stdout.utf8)) as? [[String: Any]]
+        #expect((rows?[10]["entries"] as? [Any])?.count == 3000)
+        #expect(!agendaJSON.stdout.contains("\"more\""))
     }
 
     @Test(

@@ -31,6 +31,18 @@ struct FreeTimeTests {
             try JSONSerialization.jsonObject(with: Data(work.stdout.utf8)) as? [[String: Any]])
         #expect(slots.map { $0["minutes"] as? Int } == [60, 60, 60])
         #expect(slots.first?["date_start"] as? String == "1795777200")  // 12:00 in Berlin
+        // A limit the user sets cuts the JSON list, which then says so inside itself.
+        let capped = try cli.run(
+            ["free", Taskcal.sample("overlaps.json")] + common + [
+                "--hours", "09:00-18:00", "--min", "1h", "--format", "json", "--max-slots", "2",
+            ])
+        let counted = try #require(
+            try JSONSerialization.jsonObject(with: Data(capped.stdout.utf8)) as? [String: Any])
+        #expect((counted["free"] as? [[String: Any]])?.map { $0["minutes"] as? Int } == [60, 60])
+        #expect(counted["listed"] as? Int == 2)
+        #expect(counted["total"] as? Int == 4)
+        #expect(counted["truncated"] as? Bool == true)
+        #expect(capped.stderr.contains("listed the first 2 of 4 free stretches"))
         // Overnight hours reach into the next day; a stretch shorter than --min is not listed.
         let night = try cli.run(
             ["free", Taskcal.sample("overlaps.json")] + common + ["--hours", "22:00-06:00"])

@@ -39,7 +39,9 @@ enum OverlapCount {
 }
 
 private func reportedPairs(_ json: String) throws -> Set<String> {
-    let array = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [[String: Any]]
+    let value = try JSONSerialization.jsonObject(with: Data(json.utf8))
+    let array =
+        (value as? [[String: Any]]) ?? ((value as! [String: Any])["overlaps"] as! [[String: Any]])
     return Set(
         array.map { pair in
             let first = (pair["first"] as! [String: Any])["id"] as! Int
@@ -65,19 +67,32 @@ struct ReportCommandTests {
         try cli.run(["convert", "entries.json", "-o", "entries.ics"])
         let expected = bruteForcePairs(records)
         for file in ["entries.json", "entries.ics"] {
-            let result = try cli.run([
+            // Machine output is whole: every pair, without being asked.
+            let result = try cli.run(["overlaps", file, "--format", "json"])
+            #expect(result.status == (expected.isEmpty ? 0 : 1))
+            #expect(result.stdout.hasPrefix("["), "a JSON array, as DESIGN.md fixes")
+            #expect(try reportedPairs(result.stdout) == expected, "\(file)")
+            let roomy = try cli.run([
                 "overlaps", file, "--format", "json", "--max-pairs", "1000000",
             ])
-            #expect(result.status == (expected.isEmpty ? 0 : 1))
-            #expect(try reportedPairs(result.stdout) == expected, "\(file)")
+            let whole = try #require(
+                try JSONSerialization.jsonObject(with: Data(roomy.stdout.utf8)) as? [String: Any])
+            #expect(whole["truncated"] as? Bool == false)
+            #expect(whole["total"] as? Int == expected.count)
+            #expect(try reportedPairs(roomy.stdout) == expected, "\(file)")
         }
-        // By default the first 10,000 are listed and all are counted.
+        // A limit the user sets cuts the list, and the JSON says so inside itself.
         let capped = try cli.run([
             "overlaps", "entries.json", "--format", "json", "--max-pairs", "100",
         ])
         #expect(capped.status == 1)
         let listed = try reportedPairs(capped.stdout)
         #expect(listed.count == min(100, expected.count) && listed.isSubset(of: expected))
+        let counted = try #require(
+            try JSONSerialization.jsonObject(with: Data(capped.stdout.utf8)) as? [String: Any])
+        #expect(counted["listed"] as? Int == listed.count)
+        #expect(counted["total"] as? Int == expected.count)
+        #expect(counted["truncated"] as? Bool == (expected.count > 100))
         #expect(
             capped.stderr.contains("listed the first 100 of \(expected.count) overlapping pairs"))
         let text = try cli.run(["overlaps", "entries.json", "--max-pairs", "100", "--tz", "UTC"])
