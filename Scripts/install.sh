@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Scripts/install.sh [--uninstall] [PREFIX]
 #
-# Builds taskcal in release mode, with the Swift runtime and Foundation linked in
-# (--static-swift-stdlib: the installed binary needs no Swift toolchain where it runs, only
-# Debian's libraries, starts in 15 ms instead of 22 and reads an .ics on two cores about 8%
-# faster), and installs, under PREFIX (default /usr/local; ~/.local for one user):
-#   PREFIX/bin/taskcal
+# Builds taskcal in release mode with both traits (CalDAV, PostgreSQL) and the Swift runtime and
+# Foundation linked in (Scripts/release-build.sh: the installed binary needs no Swift toolchain
+# where it runs, only Debian's libraries, starts in 15 ms instead of 22 and reads an .ics on two
+# cores about 8% faster), and installs, under PREFIX (default /usr/local; ~/.local for one user):
+#   PREFIX/bin/taskcal (stripped)
+#   PREFIX/bin/.debug/taskcal.debug (its debug information, which gdb finds through the
+#       binary's debug link: backtraces name functions)
 #   PREFIX/share/man/man1/taskcal.1, taskcal.convert.1, … (generated from the command
 #       definitions by swift-argument-parser's generate-manual tool: they match --help)
 #   PREFIX/share/bash-completion/completions/taskcal
@@ -15,8 +17,8 @@
 #       taskcal speaks English)
 # Man pages and completions are made in English (LC_ALL=C), whatever the installer's locale.
 # --uninstall removes exactly those files. Needs what the build needs (README) and nothing else.
-# TASKCAL_BUILD_PATH: the build folder (default .build; the tests use another, since a running
-# `swift test` holds .build).
+# TASKCAL_BUILD_PATH: the build folder (default .build-release; the debug build's .build is left
+# alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,41 +36,39 @@ fish_dir="$prefix/share/fish/vendor_completions.d"
 data_dir="$prefix/share/taskcal"
 
 if $uninstall; then
-    rm -f "$bin/taskcal" "$man"/taskcal.*1 "$bash_dir/taskcal" "$zsh_dir/_taskcal" \
-        "$fish_dir/taskcal.fish"
+    rm -f "$bin/taskcal" "$bin/.debug/taskcal.debug" "$man"/taskcal.*1 "$bash_dir/taskcal" \
+        "$zsh_dir/_taskcal" "$fish_dir/taskcal.fish"
+    rmdir "$bin/.debug" 2>/dev/null || true
     rm -rf "$data_dir/taskcal_Localization.resources"
     rmdir "$data_dir" 2>/dev/null || true
     echo "taskcal: removed from $prefix"
     exit 0
 fi
 
-scratch=${TASKCAL_BUILD_PATH:-.build}
+scratch=${TASKCAL_BUILD_PATH:-.build-release}
 export LC_ALL=C
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Static Foundation's link prints its own notes (about mktemp) on stderr: shown only when the
-# build fails.
-if ! swift build -c release --product taskcal --static-swift-stdlib --scratch-path "$scratch" \
-    >"$work/build.log" 2>&1; then
-    cat "$work/build.log" >&2
-    exit 1
-fi
-built_dir=$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)
-mkdir -p "$bin" "$man" "$bash_dir" "$zsh_dir" "$fish_dir" "$data_dir"
-install -m 0755 "$built_dir/taskcal" "$bin/taskcal"
+built_dir=$(Scripts/release-build.sh "$scratch")
+mkdir -p "$bin/.debug" "$man" "$bash_dir" "$zsh_dir" "$fish_dir" "$data_dir"
+# The debug information apart (the binary is a quarter of the size without it), linked by name
+# and checksum.
+objcopy --only-keep-debug --compress-debug-sections "$built_dir/taskcal" "$work/taskcal.debug"
+strip --remove-section=.comment --remove-section=.note --strip-unneeded \
+    -o "$work/taskcal" "$built_dir/taskcal"
+(cd "$work" && objcopy --add-gnu-debuglink=taskcal.debug taskcal)
+install -m 0644 "$work/taskcal.debug" "$bin/.debug/taskcal.debug"
+install -m 0755 "$work/taskcal" "$bin/taskcal"
 rm -rf "$data_dir/taskcal_Localization.resources"
 cp -R "$built_dir/taskcal_Localization.resources" "$data_dir/"
 
 # The pages come from swift-argument-parser's generate-manual tool run on the installed binary
-# (what its package plugin does, without the plugin's debug build of every product first).
-swift build -c release --product generate-manual --static-swift-stdlib --scratch-path "$scratch" \
-    >"$work/build.log" 2>&1 ||
-    { cat "$work/build.log" >&2; exit 1; }
+# (what its package plugin does, without the plugin's debug build of every product first),
+# mended by Scripts/man-pages.sh.
 pages="$work/pages"
-mkdir "$pages"
-"$built_dir/generate-manual" "$bin/taskcal" --multi-page --output-directory "$pages" >/dev/null
+Scripts/man-pages.sh "$built_dir/generate-manual" "$bin/taskcal" "$pages"
 install -m 0644 "$pages"/*.1 "$man/"
-"$bin/taskcal" --generate-completion-script bash >"$bash_dir/taskcal"
+"$bin/taskcal" --generate-completion-script bash | sed '1{/^#!/d}' >"$bash_dir/taskcal"
 "$bin/taskcal" --generate-completion-script zsh >"$zsh_dir/_taskcal"
 "$bin/taskcal" --generate-completion-script fish >"$fish_dir/taskcal.fish"
 echo "taskcal: installed $bin/taskcal, $(ls "$pages" | wc -l) man pages in $man, completions for bash, zsh and fish"

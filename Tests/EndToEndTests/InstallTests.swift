@@ -29,8 +29,18 @@ struct InstallTests {
         #expect(
             version.stdout.range(
                 of:
-                    #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\), tcmalloc [0-9.]+, libical look-ups from tables\n$"#,
+                    #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\), tcmalloc [0-9.]+, libical look-ups from tables, traits: CalDAV, PostgreSQL\n$"#,
                 options: .regularExpression) != nil, "\(version.stdout)")
+        // Stripped, with its debug information beside it, where gdb looks for it.
+        let binary = try FileManager.default.attributesOfItem(atPath: "\(prefix)/bin/taskcal")
+        let size = (binary[.size] as? NSNumber)?.intValue ?? .max
+        // 86 MB, 34 MB of it ICU's data in the static Foundation: a guard against growth.
+        #expect(size < 90_000_000, "the installed binary is \(size) bytes")
+        let sections = try Taskcal.execute(
+            "/usr/bin/env", ["readelf", "-S", "\(prefix)/bin/taskcal"], in: cli.directory)
+        #expect(!sections.stdout.contains(".debug_info"))
+        #expect(sections.stdout.contains(".gnu_debuglink"))
+        #expect(FileManager.default.fileExists(atPath: "\(prefix)/bin/.debug/taskcal.debug"))
         // A page per command, generated from the definitions: the options --help gives.
         let page = "\(prefix)/share/man/man1/taskcal.diary.free.1"
         let man = try Taskcal.execute(
@@ -86,6 +96,7 @@ struct InstallTests {
             "/bin/bash", [script, "--uninstall", prefix], in: Taskcal.packageRoot)
         #expect(removed.status == 0)
         #expect(!FileManager.default.fileExists(atPath: "\(prefix)/bin/taskcal"))
+        #expect(!FileManager.default.fileExists(atPath: "\(prefix)/bin/.debug"))
         #expect(!FileManager.default.fileExists(atPath: page))
         #expect(!FileManager.default.fileExists(atPath: completion))
         #expect(!FileManager.default.fileExists(atPath: "\(prefix)/share/taskcal"))

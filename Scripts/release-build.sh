@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Scripts/release-build.sh BUILD_PATH
+#
+# The release build Scripts/install.sh and Scripts/build-deb.sh install from: taskcal with both
+# traits (CalDAV, PostgreSQL), the Swift runtime and Foundation linked in (--static-swift-stdlib:
+# no Swift toolchain needed where it runs, 15 ms to start instead of 22), immediate binding
+# (-z now, full RELRO), and the paths of this checkout and of BUILD_PATH written as
+# /usr/src/taskcal in the debug information, so that the binary is the same wherever the
+# checkout lies, and C's buffer checks (_FORTIFY_SOURCE=2). Also builds swift-argument-parser's
+# generate-manual, for the man pages.
+# Prints the folder the binaries are in; the build's own output goes to standard error only
+# when it fails (static Foundation's link prints notes about mktemp on success).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+scratch=$1
+case "$scratch" in /*) ;; *) scratch="$top/$scratch" ;; esac
+flags=(-c release --static-swift-stdlib --traits CalDAV,PostgreSQL --scratch-path "$scratch"
+    -Xswiftc -debug-prefix-map -Xswiftc "$scratch=/usr/src/taskcal/.build"
+    -Xswiftc -debug-prefix-map -Xswiftc "$top=/usr/src/taskcal"
+    -Xcc "-ffile-prefix-map=$scratch=/usr/src/taskcal/.build"
+    -Xcc "-ffile-prefix-map=$top=/usr/src/taskcal"
+    -Xcc -D_FORTIFY_SOURCE=2 -Xlinker -z -Xlinker now)
+# The executable exports only the symbols libical must reach (CLibicalLookups' look-ups), not
+# all 49,000 of its own: 5 MB less, and nothing else interposes on the libraries it loads.
+exports=(-Xlinker --no-export-dynamic)
+for symbol in icalproperty_string_to_kind icalproperty_kind_to_string \
+    icalproperty_kind_to_value_kind icalproperty_kind_is_valid icalvalue_kind_is_valid \
+    icaltime_from_string; do
+    exports+=(-Xlinker "--export-dynamic-symbol=$symbol")
+done
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! swift build "${flags[@]}" "${exports[@]}" --product taskcal >"$log" 2>&1 ||
+    ! swift build "${flags[@]}" --product generate-manual >>"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+fi
+swift build "${flags[@]}" --show-bin-path
