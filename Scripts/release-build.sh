@@ -6,8 +6,12 @@
 # no Swift toolchain needed where it runs, 15 ms to start instead of 22), immediate binding
 # (-z now, full RELRO), and the paths of this checkout and of BUILD_PATH written as
 # /usr/src/taskcal in the debug information, so that the binary is the same wherever the
-# checkout lies, and C's buffer checks (_FORTIFY_SOURCE=2). Also builds swift-argument-parser's
-# generate-manual, for the man pages.
+# checkout lies (given the same BUILD_PATH name), and C's buffer checks (_FORTIFY_SOURCE=2). Two more flags keep the checkout's
+# path out of the binary: #file is the module and file name in every module (ConciseMagicFile,
+# as in Swift 6 mode; the dependencies in Swift 5 mode wrote the full path, and a closure check
+# wrote its length into the code), and no .swift_modhash section (a hash of each module's LLVM
+# IR, paths included, kept only to skip code generation when nothing changed). Also builds
+# swift-argument-parser's generate-manual, for the man pages.
 # Prints the folder the binaries are in; the build's own output goes to standard error only
 # when it fails (static Foundation's link prints notes about mktemp on success).
 set -euo pipefail
@@ -20,6 +24,8 @@ flags=(-c release --static-swift-stdlib --traits CalDAV,PostgreSQL --scratch-pat
     -Xswiftc -debug-prefix-map -Xswiftc "$top=/usr/src/taskcal"
     -Xcc "-ffile-prefix-map=$scratch=/usr/src/taskcal/.build"
     -Xcc "-ffile-prefix-map=$top=/usr/src/taskcal"
+    -Xswiftc -enable-upcoming-feature -Xswiftc ConciseMagicFile
+    -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
     -Xcc -D_FORTIFY_SOURCE=2 -Xlinker -z -Xlinker now)
 # The executable exports only the symbols libical must reach (CLibicalLookups' look-ups), not
 # all 49,000 of its own: 5 MB less, and nothing else interposes on the libraries it loads.
