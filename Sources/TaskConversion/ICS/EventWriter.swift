@@ -78,7 +78,7 @@ public struct EventWriter: Sendable {
             if Self.ownCalendarProperties.contains(line.name) { continue }
             header.add(Property(verbatim: line))
         }
-        for text in calendar.icalComponents where Self.isTimeZone(text) {
+        for text in calendar.icalComponents where ZoneCatalog.isTimeZone(text) {
             header.add(try Component.verbatim(text))
         }
         if let zone, zone != "UTC", zones.definition(zone) == nil {
@@ -91,14 +91,10 @@ public struct EventWriter: Sendable {
     /// the records.
     public func calendarTrailer(_ calendar: CalendarInfo) throws(ICalendarError) -> [Component] {
         var result: [Component] = []
-        for text in calendar.icalComponents where !Self.isTimeZone(text) {
+        for text in calendar.icalComponents where !ZoneCatalog.isTimeZone(text) {
             result.append(try Component.verbatim(text))
         }
         return result
-    }
-
-    static func isTimeZone(_ text: String) -> Bool {
-        text.uppercased().hasPrefix("BEGIN:VTIMEZONE")
     }
 
     /// The system zones `record` and its subtasks are written in, each with the span of
@@ -190,38 +186,5 @@ public struct EventWriter: Sendable {
         try writing.verbatim()
         try writing.alarms()
         return writing.component
-    }
-}
-
-/// Where the zones of a calendar's own `VTIMEZONE`s are: the definitions a calendar keeps
-/// because no IANA zone matches them, by `TZID`.
-public struct ZoneCatalog: Sendable {
-    private var defined: [String: CalendarZone] = [:]
-
-    /// An empty catalog: only the system's zones.
-    public init() {}
-
-    /// The zones `calendar`'s `VTIMEZONE`s define.
-    ///
-    /// - Throws: `ICalendarError` for a definition libical cannot read or that is not bounded.
-    public init(calendar: CalendarInfo) throws(ICalendarError) {
-        for text in calendar.icalComponents where EventWriter.isTimeZone(text) {
-            let reader = ICalendarReader(text: "BEGIN:VCALENDAR\r\n" + text + "END:VCALENDAR\r\n")
-            while try reader.next() != nil {}
-            for component in reader.timeZones {
-                let zone = try CalendarZone(defining: component)
-                defined[zone.tzid] = zone
-            }
-        }
-    }
-
-    /// The zone the calendar defines under `tzid`, if it does.
-    public func definition(_ tzid: String) -> CalendarZone? { defined[tzid] }
-
-    /// The zone `name` stands for: a definition of the calendar, else a system zone under any
-    /// name calendar apps write.
-    public func zone(named name: String) -> CalendarZone? {
-        if let zone = defined[name] { return zone }
-        return TimeZones.ianaName(forTZID: name).flatMap(CalendarZone.system)
     }
 }

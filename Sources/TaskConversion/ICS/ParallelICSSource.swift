@@ -516,7 +516,7 @@ final class ParallelICSSource: RecordSource {
         result.warnings = digest.warnings
         result.keptDefinitions = digest.zones.keptDefinitions
         result.keptComponents = digest.calendar.icalComponents.filter {
-            !EventWriter.isTimeZone($0)
+            !ZoneCatalog.isTimeZone($0)
         }
         return result
     }

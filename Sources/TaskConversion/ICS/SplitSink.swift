@@ -108,7 +108,7 @@ final class SplitICSSink: RecordSink {
         let info = calendar
         // Later parts keep the calendar's lines and zones; its other components go once.
         var zonesOnly = info
-        zonesOnly.icalComponents = info.icalComponents.filter(EventWriter.isTimeZone)
+        zonesOnly.icalComponents = info.icalComponents.filter(ZoneCatalog.isTimeZone)
         var staged: [(temporary: String, final: String)] = []
         func removeStaged() {
             for file in staged { unlink(file.temporary) }
@@ -124,7 +124,8 @@ final class SplitICSSink: RecordSink {
             partOptions.split = nil
             partOptions.format = .ics
             do {
-                let sink = try openRecordSink(temporary, options: partOptions)
+                let sink = ICSRecordSink(
+                    try OutputFile(path: temporary, mode: options.fileMode), options: partOptions)
                 sink.calendar = index == 0 ? info : zonesOnly
                 for group in part {
                     for position in groups[group] {

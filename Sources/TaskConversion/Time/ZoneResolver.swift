@@ -1,6 +1,5 @@
 import Foundation
 import ICalendar
-import Synchronization
 import TaskModel
 
 /// Places the DATE-TIMEs of one input on the time line: `TZID`s through the file's own
