@@ -75,7 +75,7 @@ done
     >"$root/usr/share/fish/vendor_completions.d/taskcal.fish"
 
 Scripts/deb-copyright.sh "$scratch" >"$doc/copyright"
-# The one lintian tag left on purpose, with its reason (README, "The Debian package").
+# The one lintian tag left on purpose, with its reason (docs/install.md, "The Debian package").
 mkdir -p "$root/usr/share/lintian/overrides"
 cat >"$root/usr/share/lintian/overrides/taskcal" <<'EOF'
 # swift-nio-extras, which AsyncHTTPClient (the CalDAV client's HTTP library) uses to

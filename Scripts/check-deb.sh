@@ -2,7 +2,8 @@
 # Scripts/check-deb.sh TASKCAL_DEB DBGSYM_DEB
 #
 # What CI does with the Debian packages Scripts/build-deb.sh made, as an administrator would:
-#   1. lintian: no error, and no warning but those the README explains (LINTIAN_EXPECTED below);
+#   1. lintian: no error, and no warning but those docs/install.md explains (LINTIAN_EXPECTED
+#      below);
 #   2. apt-get install ./taskcal_*.deb: taskcal --version, a conversion, man taskcal, bash
 #      completing a command, the Russian catalogue;
 #   3. a backtrace of the running binary (gdb) names no taskcal function without the debug
@@ -18,7 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # --- 1. lintian -------------------------------------------------------------------------------
-# The warnings left, each explained in the README ("The Debian package"):
+# The warnings left, each explained in docs/install.md ("The Debian package"):
 LINTIAN_EXPECTED=""
 lintian --tag-display-limit 0 --display-level ">=warning" "$deb" "$dbgsym" >"$work/lintian" 2>&1 ||
     true
@@ -26,7 +27,7 @@ cat "$work/lintian"
 if grep -q '^E: ' "$work/lintian"; then fail "lintian reports errors (above)"; fi
 unexpected=$(sed -n 's/^W: [^ ]*: \([^ ]*\).*/\1/p' "$work/lintian" | sort -u |
     grep -vxF -e "${LINTIAN_EXPECTED// /$'\n'}" -e '' || true)
-[ -z "$unexpected" ] || fail "lintian warnings the README does not explain: $unexpected"
+[ -z "$unexpected" ] || fail "lintian warnings docs/install.md does not explain: $unexpected"
 
 # --- 2. install and use -----------------------------------------------------------------------
 ! dpkg -s taskcal >/dev/null 2>&1 || fail "taskcal is installed already"
@@ -48,8 +49,9 @@ completed=$(bash -c 'source /usr/share/bash-completion/completions/taskcal
 [ "$completed" = convert ] || fail "bash completes 'taskcal conv' as '$completed'"
 LANG=ru_RU.UTF-8 taskcal diary --help | head -n 1 | grep -q '^ОБЗОР:' ||
     fail "the Russian catalogue is not found"
-# 86 MB stripped, 34 MB of it ICU's data, which the static Foundation carries (README, "The
-# Debian package"): a guard against growth, not the goal of 60 MB, which this build misses.
+# 86 MB stripped, 34 MB of it ICU's data, which the static Foundation carries
+# (docs/install.md, "The Debian package"): a guard against growth, not the goal of 60 MB,
+# which this build misses.
 size=$(stat -c %s /usr/bin/taskcal)
 [ "$size" -lt 90000000 ] || fail "/usr/bin/taskcal is $size bytes"
 echo "check-deb: installed, /usr/bin/taskcal $((size / 1000000)) MB, $(wc -l <"$work/files") paths"

@@ -236,8 +236,8 @@ extension DiaryCommand {
                 first run, the last 15 minutes) is fired once: through notify-send when a
                 desktop session is there (DISPLAY or WAYLAND_DISPLAY), else printed. What was
                 fired is remembered beside the diary (DIARY.reminded, .taskcal-reminded in a
-                vdir, ~/.local/state/taskcal for a diary on a server), so no alarm fires twice. Run it every minute (README: a systemd user
-                timer).
+                vdir, ~/.local/state/taskcal for a diary on a server), so no alarm fires twice. Run it every minute (docs/diary.md: a systemd
+                user timer).
 
                 Examples:
                   taskcal diary remind

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// A `console` example of the README: its commands, what it shows they print, and how the test
-/// prepares for it (HTML comments just above the block, which a reader never sees).
+/// A `console` example of the README or of a guide in `docs/`: its commands, what it shows they
+/// print, and how the test prepares for it (HTML comments just above the block, which a reader
+/// never sees).
 ///
 /// - `<!-- test-setup: SHELL -->` runs first, in the example's folder (`$ROOT` is the package).
 /// - `<!-- test-now: 2026-11-22 12:00 -->` fixes the clock (libfaketime) for what shows "today".
@@ -10,6 +11,7 @@ import Testing
 ///
 /// In the shown output a line `…` stands for any lines, and `…` in a line for any text.
 struct ReadmeExample: Sendable, CustomTestStringConvertible {
+    var file: String
     var line: Int
     var script: String
     var expected: [String]
@@ -18,13 +20,25 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
     var skip: String?
 
     var testDescription: String {
-        "README.md:\(line): " + (script.split(separator: "\n").first ?? "")
+        "\(file):\(line): " + (script.split(separator: "\n").first ?? "")
     }
 
-    static let all: [ReadmeExample] = {
+    /// The documents whose examples run: README.md and every guide in docs/.
+    static let documents: [String] = {
+        let docs = Taskcal.packageRoot.appendingPathComponent("docs")
+        let guides =
+            (try? FileManager.default.contentsOfDirectory(atPath: docs.path))?.filter {
+                $0.hasSuffix(".md")
+            }.sorted().map { "docs/" + $0 } ?? []
+        return ["README.md"] + guides
+    }()
+
+    static let all: [ReadmeExample] = documents.flatMap(examples(in:))
+
+    static func examples(in file: String) -> [ReadmeExample] {
         let readme =
             (try? String(
-                contentsOf: Taskcal.packageRoot.appendingPathComponent("README.md"), encoding: .utf8
+                contentsOf: Taskcal.packageRoot.appendingPathComponent(file), encoding: .utf8
             ))
             ?? ""
         let lines = readme.components(separatedBy: "\n")
@@ -35,7 +49,7 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
                 index += 1
                 continue
             }
-            var example = ReadmeExample(line: index + 1, script: "", expected: [])
+            var example = ReadmeExample(file: file, line: index + 1, script: "", expected: [])
             // The directives above the fence.
             var above = index - 1
             while above >= 0, lines[above].hasPrefix("<!-- test-"), lines[above].hasSuffix(" -->") {
@@ -70,7 +84,7 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
             index += 1
         }
         return examples
-    }()
+    }
 
     /// Whether `actual` is what `expected` shows, `…` standing for what it leaves out.
     static func matches(_ expected: [String], _ actual: String) -> Bool {
@@ -93,11 +107,15 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
 
 let faketime = available("faketime", ["-f", "+0", "true"])
 
-@Suite("The README's examples run as it shows them")
+@Suite("The README's and the guides' examples run as they show them")
 struct ReadmeTests {
-    @Test("there are examples, and each one skipped says why")
+    @Test("there are examples in the README and in every guide, and each one skipped says why")
     func parsed() {
         #expect(ReadmeExample.all.count > 20)
+        #expect(ReadmeExample.documents.count > 5)
+        for document in ["README.md", "docs/converting.md", "docs/diary.md", "docs/reports.md"] {
+            #expect(ReadmeExample.all.contains { $0.file == document }, "\(document)")
+        }
         for example in ReadmeExample.all where example.skip != nil {
             #expect(example.skip!.count > 20, "\(example.testDescription): say why")
         }
