@@ -99,7 +99,41 @@ extension JSCalendar {
         guard let members = members(value) else {
             throw Problem(field: "", "expected a RecurrenceRule object")
         }
-        let object = Members(list: members)
+        let rule = RuleReading(members)
+        if let type = rule.object["@type"], type != .string("RecurrenceRule") {
+            throw Problem(field: "@type", "expected \"RecurrenceRule\"")
+        }
+        var parts = try rule.frequencyAndEnd(placement: placement)
+        if let interval = try rule.interval() { parts.append(interval) }
+        for (ical, js) in [
+            ("BYSECOND", "bySecond"), ("BYMINUTE", "byMinute"), ("BYHOUR", "byHour"),
+        ] {
+            if let list = try rule.integers(js) {
+                parts.append(ical + "=" + list.map(String.init).joined(separator: ","))
+            }
+        }
+        if let days = try rule.byDay() { parts.append(days) }
+        for (ical, js) in numberLists.prefix(3) {
+            if let list = try rule.integers(js) {
+                parts.append(ical + "=" + list.map(String.init).joined(separator: ","))
+            }
+        }
+        if let months = try rule.byMonth() { parts.append(months) }
+        parts += try rule.closingParts()
+        return parts.joined(separator: ";")
+    }
+
+    /// A `RecurrenceRule` object's members read as `RRULE` parts; each read says which
+    /// member is wrong (``Problem``) when it is not what RFC 8984 §4.3.3 has.
+    private struct RuleReading {
+        let members: [JSONValue.Member]
+        let object: Members
+
+        init(_ members: [JSONValue.Member]) {
+            self.members = members
+            object = Members(list: members)
+        }
+
         func string(_ name: String) throws(Problem) -> String? {
             guard let value = object[name] else { return nil }
             guard case .string(let text) = value else {
@@ -107,6 +141,7 @@ extension JSCalendar {
             }
             return text
         }
+
         func integer(_ value: JSONValue?, _ name: String) throws(Problem) -> Int64? {
             guard let value else { return nil }
             guard case .number(let text) = value, let number = Int64(text) else {
@@ -114,6 +149,7 @@ extension JSCalendar {
             }
             return number
         }
+
         func integers(_ name: String) throws(Problem) -> [Int64]? {
             guard let value = object[name] else { return nil }
             guard case .array(let items) = value else {
@@ -126,67 +162,66 @@ extension JSCalendar {
             }
             return result
         }
-        if let type = object["@type"], type != .string("RecurrenceRule") {
-            throw Problem(field: "@type", "expected \"RecurrenceRule\"")
-        }
-        guard let frequency = try string("frequency")?.lowercased(),
-            frequencies.contains(frequency)
-        else {
-            throw Problem(
-                field: "frequency",
-                "expected one of \(frequencies.joined(separator: ", "))")
-        }
-        var parts = ["FREQ=" + frequency.uppercased()]
-        if let count = try integer(object["count"], "count") {
-            guard count > 0 else { throw Problem(field: "count", "expected a positive number") }
-            parts.append("COUNT=\(count)")
-        } else if let until = try string("until") {
-            guard let local = dateTime(until) else {
+
+        /// `FREQ`, then `COUNT` or `UNTIL` (in the rule's placement).
+        func frequencyAndEnd(placement: Placement) throws(Problem) -> [String] {
+            guard let frequency = try string("frequency")?.lowercased(),
+                JSCalendar.frequencies.contains(frequency)
+            else {
                 throw Problem(
-                    field: "until",
-                    "'\(until.prefix(40))' is no LocalDateTime such as 2026-12-31T23:59:59")
+                    field: "frequency",
+                    "expected one of \(JSCalendar.frequencies.joined(separator: ", "))")
             }
-            parts.append("UNTIL=" + untilText(local, placement: placement))
+            var parts = ["FREQ=" + frequency.uppercased()]
+            if let count = try integer(object["count"], "count") {
+                guard count > 0 else { throw Problem(field: "count", "expected a positive number") }
+                parts.append("COUNT=\(count)")
+            } else if let until = try string("until") {
+                guard let local = JSCalendar.dateTime(until) else {
+                    throw Problem(
+                        field: "until",
+                        "'\(until.prefix(40))' is no LocalDateTime such as 2026-12-31T23:59:59")
+                }
+                parts.append("UNTIL=" + JSCalendar.untilText(local, placement: placement))
+            }
+            return parts
         }
-        if let interval = try integer(object["interval"], "interval") {
+
+        /// `INTERVAL`, when it is not 1 or is written.
+        func interval() throws(Problem) -> String? {
+            guard let interval = try integer(object["interval"], "interval") else { return nil }
             guard interval > 0 else {
                 throw Problem(field: "interval", "expected a positive number")
             }
-            if interval != 1 || members.contains(where: { $0.name == "interval" }) {
-                parts.append("INTERVAL=\(interval)")
-            }
+            return interval != 1 || members.contains(where: { $0.name == "interval" })
+                ? "INTERVAL=\(interval)" : nil
         }
-        for (ical, js) in [
-            ("BYSECOND", "bySecond"), ("BYMINUTE", "byMinute"), ("BYHOUR", "byHour"),
-        ] {
-            if let list = try integers(js) {
-                parts.append(ical + "=" + list.map(String.init).joined(separator: ","))
-            }
-        }
-        if let days = object["byDay"] {
+
+        /// `BYDAY` from `byDay`'s NDay objects.
+        func byDay() throws(Problem) -> String? {
+            guard let days = object["byDay"] else { return nil }
             guard case .array(let items) = days else {
                 throw Problem(field: "byDay", "expected an array of NDay objects")
             }
             var list: [String] = []
             for (index, item) in items.enumerated() {
-                let day = Members(list: Self.members(item) ?? [])
-                guard case .string(let name)? = day["day"], weekdays.contains(name.lowercased())
+                let day = Members(list: JSCalendar.members(item) ?? [])
+                guard case .string(let name)? = day["day"],
+                    JSCalendar.weekdays.contains(name.lowercased())
                 else {
                     throw Problem(
                         field: "byDay[\(index)].day",
-                        "expected one of \(weekdays.joined(separator: ", "))")
+                        "expected one of \(JSCalendar.weekdays.joined(separator: ", "))")
                 }
                 let nth = try integer(day["nthOfPeriod"], "byDay[\(index)].nthOfPeriod")
                 list.append((nth.map(String.init) ?? "") + name.uppercased())
             }
-            parts.append("BYDAY=" + list.joined(separator: ","))
+            return "BYDAY=" + list.joined(separator: ",")
         }
-        for (ical, js) in numberLists.prefix(3) {
-            if let list = try integers(js) {
-                parts.append(ical + "=" + list.map(String.init).joined(separator: ","))
-            }
-        }
-        if let months = object["byMonth"] {
+
+        /// `BYMONTH` from `byMonth`'s month strings (`"5L"`, a leap month, kept as written).
+        func byMonth() throws(Problem) -> String? {
+            guard let months = object["byMonth"] else { return nil }
             guard case .array(let items) = months else {
                 throw Problem(
                     field: "byMonth", "expected an array of month strings (\"1\" … \"12\", \"5L\")")
@@ -202,24 +237,30 @@ extension JSCalendar {
                 }
                 list.append(month)
             }
-            parts.append("BYMONTH=" + list.joined(separator: ","))
+            return "BYMONTH=" + list.joined(separator: ",")
         }
-        if let positions = try integers("bySetPosition") {
-            parts.append("BYSETPOS=" + positions.map(String.init).joined(separator: ","))
-        }
-        if let start = try string("firstDayOfWeek") {
-            guard weekdays.contains(start.lowercased()) else {
-                throw Problem(
-                    field: "firstDayOfWeek", "expected one of \(weekdays.joined(separator: ", "))")
+
+        /// `BYSETPOS`, `WKST`, and `RSCALE` and `SKIP` when they are not the defaults.
+        func closingParts() throws(Problem) -> [String] {
+            var parts: [String] = []
+            if let positions = try integers("bySetPosition") {
+                parts.append("BYSETPOS=" + positions.map(String.init).joined(separator: ","))
             }
-            parts.append("WKST=" + start.uppercased())
+            if let start = try string("firstDayOfWeek") {
+                guard JSCalendar.weekdays.contains(start.lowercased()) else {
+                    throw Problem(
+                        field: "firstDayOfWeek",
+                        "expected one of \(JSCalendar.weekdays.joined(separator: ", "))")
+                }
+                parts.append("WKST=" + start.uppercased())
+            }
+            if let rscale = try string("rscale"), rscale.lowercased() != "gregorian" {
+                parts.append("RSCALE=" + rscale.uppercased())
+            }
+            if let skip = try string("skip"), skip.lowercased() != "omit" {
+                parts.append("SKIP=" + skip.uppercased())
+            }
+            return parts
         }
-        if let rscale = try string("rscale"), rscale.lowercased() != "gregorian" {
-            parts.append("RSCALE=" + rscale.uppercased())
-        }
-        if let skip = try string("skip"), skip.lowercased() != "omit" {
-            parts.append("SKIP=" + skip.uppercased())
-        }
-        return parts.joined(separator: ";")
     }
 }

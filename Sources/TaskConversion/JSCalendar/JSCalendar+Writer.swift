@@ -126,11 +126,34 @@ extension JSCalendar {
         return .object(object.list)
     }
 
-    /// The properties RFC 8984 has for what `record` holds.
+    /// The properties RFC 8984 has for what `record` holds, in the order RFC 8984 lists
+    /// them: what it is, when, how it stands, its links, people and alerts, its repeats.
     private static func standard(
         _ record: TaskRecord, placement: Placement, context: Context
     ) -> Members {
         var object = Members()
+        identity(of: record, placement: placement, context: context, into: &object)
+        times(of: record, placement: placement, into: &object)
+        standing(of: record, into: &object)
+        links(of: record, into: &object)
+        people(of: record, into: &object)
+        if !record.alarms.isEmpty {
+            object.set(
+                "alerts",
+                .object(
+                    record.alarms.enumerated().map { index, alarm in
+                        JSONValue.Member(name: "alert-\(index + 1)", value: alert(alarm))
+                    }))
+        }
+        repeats(of: record, placement: placement, into: &object)
+        counters(of: record, into: &object)
+        return object
+    }
+
+    /// `@type`, `uid`, `updated`, `recurrenceId`, `title`, `description`, `locale`.
+    private static func identity(
+        of record: TaskRecord, placement: Placement, context: Context, into object: inout Members
+    ) {
         // JSCalendar has no journal: a dated entry is an Event, an undated one a Task (an
         // Event has a start); `kind` is kept in taskcal.invalid:fields.
         let isTask = record.kind == .todo || (record.kind == .journal && record.unscheduled)
@@ -152,7 +175,10 @@ extension JSCalendar {
         {
             object.set("locale", .string(String(language.dropFirst(9))))
         }
-        times(of: record, placement: placement, into: &object)
+    }
+
+    /// `progress` or `status`, `freeBusyStatus`, `privacy`, `keywords`, `color`, `locations`.
+    private static func standing(of record: TaskRecord, into object: inout Members) {
         switch record.kind {
         case .todo:
             if record.done {
@@ -192,6 +218,10 @@ extension JSCalendar {
                             "Location", [JSONValue.Member(name: "name", value: .string(location))]))
                 ]))
         }
+    }
+
+    /// `links`: the record's URL (`describedby`), then its attachments.
+    private static func links(of record: TaskRecord, into object: inout Members) {
         var links: [JSONValue.Member] = []
         if let url = record.url {
             links.append(
@@ -208,6 +238,10 @@ extension JSCalendar {
             links.append(JSONValue.Member(name: "attachment-\(index + 1)", value: link(attachment)))
         }
         if !links.isEmpty { object.set("links", .object(links)) }
+    }
+
+    /// `replyTo` (the organizer's address) and `participants`: the organizer, the attendees.
+    private static func people(of record: TaskRecord, into object: inout Members) {
         var participants: [JSONValue.Member] = []
         if let organizer = record.organizer {
             participants.append(
@@ -224,35 +258,35 @@ extension JSCalendar {
                     name: "attendee-\(index + 1)", value: participant(attendee, organizer: false)))
         }
         if !participants.isEmpty { object.set("participants", .object(participants)) }
-        if !record.alarms.isEmpty {
-            object.set(
-                "alerts",
-                .object(
-                    record.alarms.enumerated().map { index, alarm in
-                        JSONValue.Member(name: "alert-\(index + 1)", value: alert(alarm))
-                    }))
+    }
+
+    /// `recurrenceRules` and `recurrenceOverrides`: extra dates, then excluded ones.
+    private static func repeats(
+        of record: TaskRecord, placement: Placement, into object: inout Members
+    ) {
+        guard let recurrence = record.recurrence else { return }
+        if let rule = recurrence.rule, let rule = ruleObject(rule, placement: placement) {
+            object.set("recurrenceRules", .array([rule]))
         }
-        if let recurrence = record.recurrence {
-            if let rule = recurrence.rule, let rule = ruleObject(rule, placement: placement) {
-                object.set("recurrenceRules", .array([rule]))
+        var overrides: [JSONValue.Member] = []
+        for time in recurrence.rdates {
+            if let local = placement.local(time) {
+                overrides.append(JSONValue.Member(name: localText(local), value: .object([])))
             }
-            var overrides: [JSONValue.Member] = []
-            for time in recurrence.rdates {
-                if let local = placement.local(time) {
-                    overrides.append(JSONValue.Member(name: localText(local), value: .object([])))
-                }
-            }
-            for time in recurrence.exdates {
-                if let local = placement.local(time) {
-                    overrides.append(
-                        JSONValue.Member(
-                            name: localText(local),
-                            value: .object([JSONValue.Member(name: "excluded", value: .bool(true))])
-                        ))
-                }
-            }
-            if !overrides.isEmpty { object.set("recurrenceOverrides", .object(overrides)) }
         }
+        for time in recurrence.exdates {
+            if let local = placement.local(time) {
+                overrides.append(
+                    JSONValue.Member(
+                        name: localText(local),
+                        value: .object([JSONValue.Member(name: "excluded", value: .bool(true))])))
+            }
+        }
+        if !overrides.isEmpty { object.set("recurrenceOverrides", .object(overrides)) }
+    }
+
+    /// `sequence`, `priority` and `created`, from the iCalendar lines that hold them.
+    private static func counters(of record: TaskRecord, into object: inout Members) {
         for line in record.icalExtra {
             let upper = line.uppercased()
             if upper.hasPrefix("SEQUENCE:"), let value = Int64(line.dropFirst(9)), value >= 0 {
@@ -268,7 +302,6 @@ extension JSCalendar {
                 object.set("created", .string(localText(local) + "Z"))
             }
         }
-        return object
     }
 
     /// `start`, `timeZone`, `duration` (an event), `due` and `estimatedDuration` (a task),

@@ -125,51 +125,7 @@ final class JSCalendarRecordSource: RecordSource {
     init(bytes: [UInt8], name: String, options: ReadOptions) throws(Diagnostic) {
         self.name = name
         let document = try JSONRecordSource.document(bytes, name: name)
-        // The objects and their paths.
-        var objects: [(value: JSONValue, path: String)] = []
-        var info = CalendarInfo()
-        var groupWarnings: [Diagnostic] = []
-        switch document {
-        case .array(let list):
-            objects = list.enumerated().map { ($1, "[\($0)]") }
-        case .object:
-            if document["@type"] == .string("Group") {
-                guard case .array(let entries)? = document["entries"] else {
-                    throw Diagnostic(
-                        .error, Location(file: name, field: "entries"),
-                        "a Group has its entries in an array", code: .invalidJSON)
-                }
-                objects = entries.enumerated().map { ($1, "entries[\($0)]") }
-                let group = JSCalendar.members(document) ?? []
-                if let kept = JSCalendar.members(document[JSCalendar.calendarKey]) {
-                    info = Self.calendarInfo(kept)
-                    if case .string(let title)? = document["title"], title != info.name {
-                        info.setName(title)
-                    }
-                } else {
-                    info = JSCalendar.calendarInfo(fromGroup: group)
-                }
-                let known: Set = [
-                    "@type", "uid", "updated", "entries", "prodId", "title", "description", "color",
-                    "source", JSCalendar.calendarKey,
-                ]
-                let leftOut = group.map(\.name).filter { !known.contains($0) }
-                if !leftOut.isEmpty {
-                    groupWarnings.append(
-                        Diagnostic(
-                            .warning, Location(file: name),
-                            "Group properties with no calendar field were left out: \(leftOut.joined(separator: ", "))",
-                            code: .leftOut))
-                }
-            } else {
-                objects = [(document, "")]
-            }
-        default:
-            throw Diagnostic(
-                .error, Location(file: name),
-                "expected JSCalendar: a Group, an Event or a Task object, or an array of them",
-                code: .invalidJSON)
-        }
+        let (objects, info, groupWarnings) = try Self.objects(of: document, name: name)
         calendar = info
         // Floating times are read as in .ics: in --tz, else the calendar's X-WR-TIMEZONE,
         // else the local zone.
@@ -183,6 +139,68 @@ final class JSCalendarRecordSource: RecordSource {
             floatingZone: options.floatingZone ?? calendarZone ?? TimeZones.localName,
             timestamp: 0)
         var reader = EntryReader(context: context)
+        let entries = Self.entries(of: objects, reader: &reader)
+        warnings =
+            groupWarnings
+            + reader.warnings.map {
+                Diagnostic(
+                    .warning, Location(file: name, field: $0.path.isEmpty ? nil : $0.path),
+                    $0.message,
+                    code: .leftOut)
+            }
+        items = Self.items(of: entries, name: name)
+    }
+
+    /// The objects of a document, each with its path, and the calendar's own data: an array
+    /// of objects, a `Group` (its `entries`, its title and other calendar fields), or one.
+    private static func objects(of document: JSONValue, name: String) throws(Diagnostic) -> (
+        objects: [(value: JSONValue, path: String)], info: CalendarInfo, warnings: [Diagnostic]
+    ) {
+        switch document {
+        case .array(let list):
+            return (list.enumerated().map { ($1, "[\($0)]") }, CalendarInfo(), [])
+        case .object where document["@type"] == .string("Group"):
+            guard case .array(let entries)? = document["entries"] else {
+                throw Diagnostic(
+                    .error, Location(file: name, field: "entries"),
+                    "a Group has its entries in an array", code: .invalidJSON)
+            }
+            let objects = entries.enumerated().map { ($1, "entries[\($0)]") }
+            let group = JSCalendar.members(document) ?? []
+            var info: CalendarInfo
+            if let kept = JSCalendar.members(document[JSCalendar.calendarKey]) {
+                info = calendarInfo(kept)
+                if case .string(let title)? = document["title"], title != info.name {
+                    info.setName(title)
+                }
+            } else {
+                info = JSCalendar.calendarInfo(fromGroup: group)
+            }
+            let known: Set = [
+                "@type", "uid", "updated", "entries", "prodId", "title", "description", "color",
+                "source", JSCalendar.calendarKey,
+            ]
+            let leftOut = group.map(\.name).filter { !known.contains($0) }
+            guard !leftOut.isEmpty else { return (objects, info, []) }
+            let warning = Diagnostic(
+                .warning, Location(file: name),
+                "Group properties with no calendar field were left out: \(leftOut.joined(separator: ", "))",
+                code: .leftOut)
+            return (objects, info, [warning])
+        case .object:
+            return ([(document, "")], CalendarInfo(), [])
+        default:
+            throw Diagnostic(
+                .error, Location(file: name),
+                "expected JSCalendar: a Group, an Event or a Task object, or an array of them",
+                code: .invalidJSON)
+        }
+    }
+
+    /// The entries `objects` hold (a Group inside the Group is refused).
+    private static func entries(
+        of objects: [(value: JSONValue, path: String)], reader: inout EntryReader
+    ) -> [JSCalendar.Entry] {
         var entries: [JSCalendar.Entry] = []
         for (value, path) in objects {
             if case .object = value, value["@type"] == .string("Group") {
@@ -199,14 +217,12 @@ final class JSCalendarRecordSource: RecordSource {
             }
             entries += reader.read(value, path: path)
         }
-        warnings =
-            groupWarnings
-            + reader.warnings.map {
-                Diagnostic(
-                    .warning, Location(file: name, field: $0.path.isEmpty ? nil : $0.path),
-                    $0.message,
-                    code: .leftOut)
-            }
+        return entries
+    }
+
+    /// The records (or their problems) of `entries`: new ids after those the file uses, no
+    /// duplicates, and each series' patched occurrences the rule does not give added to it.
+    private static func items(of entries: [JSCalendar.Entry], name: String) -> [SourceItem] {
         var ids = IDAllocator()
         for entry in entries where !entry.needsID && entry.problems.isEmpty {
             if case .number(let text)? = JSCalendar.Members(list: entry.task)["id"],
@@ -215,6 +231,7 @@ final class JSCalendarRecordSource: RecordSource {
                 ids.saw(id)
             }
         }
+        var items: [SourceItem] = []
         var duplicates = DuplicateRecords()
         var series: Int?  // the item of the last series read, for its patches
         var patched: [Int: [Int64]] = [:]  // by series item: the starts its patches change
@@ -248,13 +265,14 @@ final class JSCalendarRecordSource: RecordSource {
                 items.append(
                     .failed(
                         problems.problems.map {
-                            located(Problem(field: Self.jscalendarName(of: $0.field), $0.message))
+                            located(Problem(field: jscalendarName(of: $0.field), $0.message))
                         }))
             } catch {
                 items.append(.failed([located(Problem(field: "", "\(error)"))]))
             }
         }
-        for (series, starts) in patched { Self.include(starts, inSeriesAt: series, of: &items) }
+        for (series, starts) in patched { include(starts, inSeriesAt: series, of: &items) }
+        return items
     }
 
     /// Patched occurrences their series' rule does not give (RFC 8984 §4.3.5: they are extra
