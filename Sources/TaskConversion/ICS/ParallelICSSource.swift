@@ -159,9 +159,7 @@ final class ParallelICSSource: RecordSource {
     /// trimmed, only when `needsName` (inside a component only the first two matter, and
     /// making the name String for every `BEGIN:VALARM` and `END:VEVENT` was two fifths of the
     /// split).
-    private static func keyword(_ line: [UInt8], needsName: Bool) -> (
-        isBegin: Bool, isEnd: Bool, name: String
-    ) {
+    private static func keyword(_ line: [UInt8], needsName: Bool) -> Keyword {
         // Most lines are properties: decide on the first byte before making any string.
         guard let first = line.first,
             first | 0x20 == UInt8(ascii: "b") || first | 0x20 == UInt8(ascii: "e")
@@ -196,6 +194,35 @@ final class ParallelICSSource: RecordSource {
         return (false, false, "")
     }
 
+    /// A line's keyword: `BEGIN:NAME`, `END:NAME`, or neither.
+    private typealias Keyword = (isBegin: Bool, isEnd: Bool, name: String)
+
+    /// What one round of ``splitRound()`` keeps from line to line.
+    private struct Round {
+        var batches: [Batch] = []
+        /// The line the batch being marked begins on.
+        var currentFirst = 0
+        /// Components in the batch being marked.
+        var components = 0
+        /// Inside a `VTIMEZONE`: its lines go to every batch's reader, not into a batch.
+        var inZone = false
+        var zoneText: [UInt8] = []
+        /// A `VTIMEZONE` the file ends inside: it goes to the reader before the last batch.
+        var unclosedZone: [UInt8]?
+        /// The line looked at, in one reused buffer.
+        var line: [UInt8] = []
+    }
+
+    /// What a line at the calendar's level did to the round.
+    private enum Step {
+        /// Done with the line.
+        case handled
+        /// Reading stops here (``fatal`` says why).
+        case stop
+        /// The line belongs to a component: a BEGIN, an END, or a line inside.
+        case component
+    }
+
     /// Reads up to one round of batches.
     ///
     /// A batch is a run of whole lines of the file, as they are (line ends included), copied
@@ -203,193 +230,211 @@ final class ParallelICSSource: RecordSource {
     /// line inside a component, most of a file, is only looked at for its first byte; the
     /// others are copied into one reused buffer to be read.
     private func splitRound() throws(Diagnostic) -> [Batch] {
-        var batches: [Batch] = []
-        var currentFirst = 0
-        var components = 0
-        var inZone = false
-        var zoneText: [UInt8] = []
-        /// A `VTIMEZONE` the file ends inside: it goes to the reader before the last batch.
-        var unclosedZone: [UInt8]?
-        func close() {
-            if calendarZone == nil,
-                let line = calendarLines.first(where: {
-                    $0.uppercased().hasPrefix("X-WR-TIMEZONE:")
-                })
-            {
-                calendarZone = String(line.dropFirst(14))
-            }
-            let run = lines.takeMarked()
-            let bytes = unclosedZone.map { $0 + (run ?? []) } ?? run
-            unclosedZone = nil
-            if let bytes, !bytes.isEmpty {
-                batches.append(
-                    Batch(
-                        bytes: bytes, firstLine: currentFirst, zones: zones,
-                        calendarZone: calendarZone))
-            }
-            components = 0
-        }
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        while batches.count < workers * 2 {
-            if depth >= 2 && !inZone && lines.isMarking {
-                // The properties of a component, most of the file, in one go (the line
-                // source looks at their first bytes only).
-                let skipped = lines.skipLinesBeforeKeyword(limit: ReadingLimits.lineLength)
-                if skipped > 0 {
-                    lineNumber += skipped
-                    lines.extendMark()
-                }
-            }
+        var round = Round()
+        round.line.reserveCapacity(256)
+        reading: while round.batches.count < workers * 2 {
+            skipComponentProperties(round)
             guard let (range, number) = try nextLineRange() else {
                 finishedReading = true
                 break
             }
-            let first = lines.firstByte(of: range)
-            if depth >= 2, let first, first | 0x20 != UInt8(ascii: "b"),
-                first | 0x20 != UInt8(ascii: "e")
-            {
-                // A property inside a component: no BEGIN or END, nothing at the calendar's
-                // level. It belongs to the zone being read or to the batch.
-                if inZone {
-                    lines.append(range, to: &zoneText)
-                    zoneText.append(contentsOf: [0x0D, 0x0A])
-                } else {
-                    lines.extendMark()
-                }
-                continue
-            }
-            line.removeAll(keepingCapacity: true)
-            lines.append(range, to: &line)
-            // The name is needed only at the calendar's level (see below).
-            let word = Self.keyword(line, needsName: depth <= 1)
-            let isContinuation = line.first == 0x20 || line.first == 0x09
-            if (depth == 1 || (depth == 0 && sawCalendarData)) && !word.isBegin && !word.isEnd {
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                // A calendar-level property (or its folded continuation): not part of any
-                // batch. After END:VCALENDAR it is kept with the calendar, as the one-thread
-                // reader keeps it.
-                close()
-                if isContinuation, !calendarLines.isEmpty, afterCalendarLine {
-                    calendarLines[calendarLines.count - 1] += String(
-                        decoding: line.dropFirst(), as: UTF8.self)
-                    continue
-                }
-                if depth == 0 {
-                    if options.strict {
-                        fatal = Diagnostic(
-                            .error, Location(file: path, line: number),
-                            "expected BEGIN:VCALENDAR, found '\(String(decoding: line.prefix(60), as: UTF8.self))'",
-                            code: .structure)
-                        finishedReading = true
-                        break
-                    }
-                    warn(
-                        Diagnostic(
-                            .warning, Location(file: path, line: number),
-                            "a line after END:VCALENDAR is kept with the calendar",
-                            code: .structure))
-                }
-                calendarLines.append(String(decoding: line, as: UTF8.self))
-                afterCalendarLine = true
-                continue
-            }
-            afterCalendarLine = false
-            if word.isBegin && word.name == "VCALENDAR" && depth == 0 {
-                close()
-                depth = 1
-                calendarBegin = number
-                sawCalendarData = true
-                continue
-            }
-            if word.isEnd && depth == 1 && ICalendarReader.strayEnds.contains(word.name)
-                && !options.strict
-            {
-                // As the one-thread reader: an END of nothing open does not end the calendar.
-                // The batch ends before it: a reader of the batch alone would take it for an
-                // END without a BEGIN.
-                close()
-                warn(
-                    Diagnostic(
-                        .warning, Location(file: path, line: number),
-                        "END:\(word.name) closes nothing (no BEGIN:\(word.name) is open); left out",
-                        code: .structure))
-                continue
-            }
-            if word.isEnd && depth == 1 {
-                close()
-                depth = 0
-                if word.name != "VCALENDAR" {
-                    if options.strict {
-                        fatal = Diagnostic(
-                            .error, Location(file: path, line: number),
-                            "END:\(word.name) closes BEGIN:VCALENDAR of line \(calendarBegin); expected END:VCALENDAR",
-                            code: .structure)
-                        finishedReading = true
-                        break
-                    }
-                    warn(
-                        Diagnostic(
-                            .warning, Location(file: path, line: number),
-                            "END:\(word.name) closes BEGIN:VCALENDAR of line \(calendarBegin); read as END:VCALENDAR",
-                            code: .structure))
-                }
-                continue
-            }
-            if depth == 0 && !word.isBegin {
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                close()
-                fatal = Diagnostic(
-                    .error, Location(file: path, line: number),
-                    ICalendarReader.notCalendar(line),
-                    code: .structure)
-                finishedReading = true
-                break
-            }
-            if depth == 0 && word.isBegin && !sawCalendarData {
-                close()
-                fatal = Diagnostic(
-                    .error, Location(file: path, line: number),
-                    ICalendarReader.notCalendar(Array("BEGIN:\(word.name)".utf8)),
-                    code: .structure)
-                finishedReading = true
-                break
-            }
-            let topLevel = depth <= 1
-            if word.isBegin {
-                if topLevel {
-                    sawCalendarData = true
-                    if word.name == "VTIMEZONE" {
-                        close()
-                        inZone = true
-                        zoneText = []
-                    } else if !lines.isMarking {
-                        currentFirst = number
-                        lines.mark(from: range.lowerBound)
-                    }
-                }
-                depth += 1
-            } else if word.isEnd {
-                depth -= 1
-            }
-            if inZone {
-                zoneText.append(contentsOf: line)
-                zoneText.append(contentsOf: [0x0D, 0x0A])
-                if word.isEnd && depth <= 1 {
-                    zones += zoneText
-                    inZone = false
-                }
-            } else {
-                lines.extendMark()
-                if word.isEnd && depth <= 1 {
-                    components += 1
-                    if components >= options.parallelBatchSize { close() }
-                }
+            if takeComponentProperty(range, &round) { continue }
+            round.line.removeAll(keepingCapacity: true)
+            lines.append(range, to: &round.line)
+            // The name is needed only at the calendar's level (see calendarLevel).
+            let word = Self.keyword(round.line, needsName: depth <= 1)
+            switch calendarLevel(word, number: number, &round) {
+            case .handled: continue
+            case .stop: break reading
+            case .component: component(word, range: range, number: number, &round)
             }
         }
         // An unclosed VTIMEZONE goes to the reader, which reports it.
-        if inZone { unclosedZone = zoneText }
-        close()
+        if round.inZone { round.unclosedZone = round.zoneText }
+        close(&round)
+        reportUnclosedCalendar()
+        return round.batches
+    }
+
+    /// Ends the batch being marked (if it holds anything), with the zones read so far.
+    private func close(_ round: inout Round) {
+        if calendarZone == nil,
+            let line = calendarLines.first(where: {
+                $0.uppercased().hasPrefix("X-WR-TIMEZONE:")
+            })
+        {
+            calendarZone = String(line.dropFirst(14))
+        }
+        let run = lines.takeMarked()
+        let bytes = round.unclosedZone.map { $0 + (run ?? []) } ?? run
+        round.unclosedZone = nil
+        if let bytes, !bytes.isEmpty {
+            round.batches.append(
+                Batch(
+                    bytes: bytes, firstLine: round.currentFirst, zones: zones,
+                    calendarZone: calendarZone))
+        }
+        round.components = 0
+    }
+
+    /// The properties of a component, most of the file, passed over in one go (the line
+    /// source looks at their first bytes only).
+    private func skipComponentProperties(_ round: Round) {
+        guard depth >= 2 && !round.inZone && lines.isMarking else { return }
+        let skipped = lines.skipLinesBeforeKeyword(limit: ReadingLimits.lineLength)
+        if skipped > 0 {
+            lineNumber += skipped
+            lines.extendMark()
+        }
+    }
+
+    /// Takes a property inside a component (no BEGIN or END, nothing at the calendar's
+    /// level) into the zone being read or the batch; false for any other line.
+    private func takeComponentProperty(_ range: Range<Int>, _ round: inout Round) -> Bool {
+        guard depth >= 2, let first = lines.firstByte(of: range),
+            first | 0x20 != UInt8(ascii: "b"), first | 0x20 != UInt8(ascii: "e")
+        else { return false }
+        if round.inZone {
+            lines.append(range, to: &round.zoneText)
+            round.zoneText.append(contentsOf: [0x0D, 0x0A])
+        } else {
+            lines.extendMark()
+        }
+        return true
+    }
+
+    /// A line at the calendar's level: its properties, `BEGIN:VCALENDAR` and its `END`, and
+    /// what does not belong (read with a warning, or an error under `--strict`).
+    private func calendarLevel(_ word: Keyword, number: Int, _ round: inout Round) -> Step {
+        let line = round.line
+        if (depth == 1 || (depth == 0 && sawCalendarData)) && !word.isBegin && !word.isEnd {
+            return calendarProperty(line, number: number, &round)
+        }
+        afterCalendarLine = false
+        if word.isBegin && word.name == "VCALENDAR" && depth == 0 {
+            close(&round)
+            depth = 1
+            calendarBegin = number
+            sawCalendarData = true
+            return .handled
+        }
+        if word.isEnd && depth == 1 && ICalendarReader.strayEnds.contains(word.name)
+            && !options.strict
+        {
+            // As the one-thread reader: an END of nothing open does not end the calendar.
+            // The batch ends before it: a reader of the batch alone would take it for an
+            // END without a BEGIN.
+            close(&round)
+            warn(
+                Diagnostic(
+                    .warning, Location(file: path, line: number),
+                    "END:\(word.name) closes nothing (no BEGIN:\(word.name) is open); left out",
+                    code: .structure))
+            return .handled
+        }
+        if word.isEnd && depth == 1 {
+            close(&round)
+            depth = 0
+            return word.name == "VCALENDAR" ? .handled : wrongCalendarEnd(word, number: number)
+        }
+        if depth == 0 && !word.isBegin {
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .handled }
+            close(&round)
+            return stop(ICalendarReader.notCalendar(line), number: number)
+        }
+        if depth == 0 && word.isBegin && !sawCalendarData {
+            close(&round)
+            return stop(
+                ICalendarReader.notCalendar(Array("BEGIN:\(word.name)".utf8)), number: number)
+        }
+        return .component
+    }
+
+    /// A calendar-level property (or its folded continuation): not part of any batch. After
+    /// END:VCALENDAR it is kept with the calendar, as the one-thread reader keeps it.
+    private func calendarProperty(_ line: [UInt8], number: Int, _ round: inout Round) -> Step {
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .handled }
+        close(&round)
+        let isContinuation = line.first == 0x20 || line.first == 0x09
+        if isContinuation, !calendarLines.isEmpty, afterCalendarLine {
+            calendarLines[calendarLines.count - 1] += String(
+                decoding: line.dropFirst(), as: UTF8.self)
+            return .handled
+        }
+        if depth == 0 {
+            if options.strict {
+                return stop(
+                    "expected BEGIN:VCALENDAR, found '\(String(decoding: line.prefix(60), as: UTF8.self))'",
+                    number: number)
+            }
+            warn(
+                Diagnostic(
+                    .warning, Location(file: path, line: number),
+                    "a line after END:VCALENDAR is kept with the calendar", code: .structure))
+        }
+        calendarLines.append(String(decoding: line, as: UTF8.self))
+        afterCalendarLine = true
+        return .handled
+    }
+
+    /// `END:NAME` closing the calendar: read as `END:VCALENDAR`, or an error under `--strict`.
+    private func wrongCalendarEnd(_ word: Keyword, number: Int) -> Step {
+        let message = "END:\(word.name) closes BEGIN:VCALENDAR of line \(calendarBegin)"
+        if options.strict { return stop(message + "; expected END:VCALENDAR", number: number) }
+        warn(
+            Diagnostic(
+                .warning, Location(file: path, line: number),
+                message + "; read as END:VCALENDAR", code: .structure))
+        return .handled
+    }
+
+    /// Stops reading with a structural error at line `number`.
+    private func stop(_ message: String, number: Int) -> Step {
+        fatal = Diagnostic(
+            .error, Location(file: path, line: number), message, code: .structure)
+        finishedReading = true
+        return .stop
+    }
+
+    /// A line of a component: a `BEGIN` or `END` (which may start or end a batch's
+    /// component, or a `VTIMEZONE`), or a line inside one that begins with B or E.
+    private func component(_ word: Keyword, range: Range<Int>, number: Int, _ round: inout Round) {
+        let topLevel = depth <= 1
+        if word.isBegin {
+            if topLevel {
+                sawCalendarData = true
+                if word.name == "VTIMEZONE" {
+                    close(&round)
+                    round.inZone = true
+                    round.zoneText = []
+                } else if !lines.isMarking {
+                    round.currentFirst = number
+                    lines.mark(from: range.lowerBound)
+                }
+            }
+            depth += 1
+        } else if word.isEnd {
+            depth -= 1
+        }
+        if round.inZone {
+            round.zoneText.append(contentsOf: round.line)
+            round.zoneText.append(contentsOf: [0x0D, 0x0A])
+            if word.isEnd && depth <= 1 {
+                zones += round.zoneText
+                round.inZone = false
+            }
+        } else {
+            lines.extendMark()
+            if word.isEnd && depth <= 1 {
+                round.components += 1
+                if round.components >= options.parallelBatchSize { close(&round) }
+            }
+        }
+    }
+
+    /// At the end of the file: a calendar left open is read to the end with a warning (an
+    /// error under `--strict`), and a file with no calendar at all is an error.
+    private func reportUnclosedCalendar() {
         if finishedReading && depth >= 1 && fatal == nil {
             if depth == 1 && options.strict {
                 fatal = Diagnostic(
@@ -409,7 +454,6 @@ final class ParallelICSSource: RecordSource {
                 .error, Location(file: path, line: lineNumber == 0 ? nil : 1),
                 "not an iCalendar file: no BEGIN:VCALENDAR", code: .structure)
         }
-        return batches
     }
 
     // MARK: - Parsing
