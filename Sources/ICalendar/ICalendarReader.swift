@@ -382,52 +382,73 @@ public final class ICalendarReader {
             return nil
         }
         guard let open = stack.last else {
-            guard calendarCount > 0 && !strict else {
-                throw ICalendarError(
-                    calendarCount > 0 ? .malformedLine : .noCalendarData, line: number,
-                    calendarCount > 0
-                        ? "expected BEGIN:VCALENDAR, found '\(Self.excerpt(line))'"
-                        : Self.notCalendar(line)
-                )
-            }
-            // A property after the calendar's END (seen: a cache note): kept with the calendar.
-            note(number, "a line after END:VCALENDAR is kept with the calendar", .structure)
-            calendarLines.append(RawLine(line: number, bytes: line))
+            try outsideCalendar(line, at: number)
             return nil
         }
         if stack.count == 1 && open.name == "VCALENDAR" {
-            // A calendar-level property (VERSION, METHOD, X-WR-TIMEZONE …): kept as text.
-            guard (try? ContentLine.lex(line)) != nil else {
-                note(number, "'\(Self.excerpt(line))' is not a content line; left out", .leftOut)
-                return nil
-            }
-            if let valueStart, calendarProperties[name] == nil {
-                calendarProperties[name] = String(decoding: line[valueStart...], as: UTF8.self)
-            }
-            calendarLines.append(RawLine(line: number, bytes: line))
-            return nil
+            calendarProperty(line, name: name, valueStart: valueStart, at: number)
+        } else {
+            property(line, of: open, facts: facts, valueStart: valueStart, at: number)
         }
+        return nil
+    }
+
+    /// A line after the calendar's END: kept with the calendar (seen: a cache note), or,
+    /// before any calendar or under `--strict`, the error that this is no calendar.
+    private func outsideCalendar(_ line: [UInt8], at number: Int) throws(ICalendarError) {
+        guard calendarCount > 0 && !strict else {
+            throw ICalendarError(
+                calendarCount > 0 ? .malformedLine : .noCalendarData, line: number,
+                calendarCount > 0
+                    ? "expected BEGIN:VCALENDAR, found '\(Self.excerpt(line))'"
+                    : Self.notCalendar(line)
+            )
+        }
+        note(number, "a line after END:VCALENDAR is kept with the calendar", .structure)
+        calendarLines.append(RawLine(line: number, bytes: line))
+    }
+
+    /// A calendar-level property (VERSION, METHOD, X-WR-TIMEZONE …): kept as text.
+    private func calendarProperty(
+        _ line: [UInt8], name: String, valueStart: Int?, at number: Int
+    ) {
+        guard (try? ContentLine.lex(line)) != nil else {
+            note(number, "'\(Self.excerpt(line))' is not a content line; left out", .leftOut)
+            return
+        }
+        if let valueStart, calendarProperties[name] == nil {
+            calendarProperties[name] = String(decoding: line[valueStart...], as: UTF8.self)
+        }
+        calendarLines.append(RawLine(line: number, bytes: line))
+    }
+
+    /// A property of a component: kept as written, left out with a warning, or (repaired
+    /// where libical would lose it) fed to libical.
+    private func property(
+        _ line: [UInt8], of open: OpenComponent, facts: NameFacts, valueStart: Int?,
+        at number: Int
+    ) {
+        let name = facts.name
         if valueStart == nil, line.contains(UInt8(ascii: ":")), line.contains(UInt8(ascii: "\"")) {
             // The only ':' is inside a quoted parameter value that is never closed: libical
             // would take the rest of the line, parameters and all, as the value. Left out as
             // libical's own rejects are (a warning, an error under --strict).
             lineMaps.last?.unreadable.append(
                 (RawLine(line: number, bytes: line), "a quoted parameter value is not closed"))
-            return nil
+            return
         }
         if name == "X-LIC-ERROR" {
             // Written by another libical program into its export; not part of the data.
             note(
                 number, "an X-LIC-ERROR line another program left in the file was left out",
                 .leftOut)
-            return nil
+            return
         }
         if !facts.interpreted, !Self.isZoneComponent(open.name) {
             // Kept as written; libical never sees it.
             lineMaps.last?.verbatim.append(RawLine(line: number, bytes: line))
-            return nil
+            return
         }
-        var content = line
         if valueStart != nil, facts.unknownToLibical {
             // A name registered after libical 3.0 (LINK, PROXIMITY) or a vendor's own without
             // the X- prefix (SUBCALENDAR-ID): libical's parser refuses the whole component.
@@ -436,17 +457,30 @@ public final class ICalendarReader {
             } else {
                 note(number, "\(name) is a property libical 3.0 cannot read; left out", .leftOut)
             }
-            return nil
+            return
         }
         if let valueStart,
-            content[valueStart...].allSatisfy({ $0 == 0x20 || $0 == 0x09 }),
+            line[valueStart...].allSatisfy({ $0 == 0x20 || $0 == 0x09 }),
             !facts.text, name != "ATTACH"
         {
             // `RRULE:`, `CATEGORIES:`, `CLASS:` say nothing; libical would drop the property
             // with an error.
             note(number, "\(name) has no value; left out", .emptyValue)
-            return nil
+            return
         }
+        let content = repaired(line, facts: facts, valueStart: valueStart, at: number)
+        lineMaps.last?.properties.append(LineMap.PropertyLine(name: name, line: number, raw: line))
+        fed.append(FedLine(bytes: content, line: number, component: open.name, isProperty: true))
+        feed(content)
+    }
+
+    /// `line` as libical must get it to read it as written: a duration's sign put in front,
+    /// a lone backslash at the end of a text doubled, the edge spaces of a text protected.
+    private func repaired(
+        _ line: [UInt8], facts: NameFacts, valueStart: Int?, at number: Int
+    ) -> [UInt8] {
+        let name = facts.name
+        var content = line
         if let valueStart,
             let repaired = Self.repairedDuration(content, name: name, from: valueStart)
         {
@@ -473,10 +507,7 @@ public final class ICalendarReader {
         } else if let valueStart, valueStart == content.count, name == "ATTACH" {
             EdgeWhitespace.protect(&content, valueStart: valueStart)  // an empty file, inline
         }
-        lineMaps.last?.properties.append(LineMap.PropertyLine(name: name, line: number, raw: line))
-        fed.append(FedLine(bytes: content, line: number, component: open.name, isProperty: true))
-        feed(content)
-        return nil
+        return content
     }
 
     /// Whether every line of a component named `name` goes to libical: zone definitions.
