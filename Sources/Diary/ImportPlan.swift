@@ -24,10 +24,70 @@ package struct ImportPlan {
         idTaken: (Int64) throws(DiaryError) -> TaskRecord?,
         storeCollisions: (TaskRecord, [TaskRecord]) throws(DiaryError) -> [TaskRecord]
     ) throws(DiaryError) {
-        var records = incoming.map(\.record)
+        let records = Self.numbered(incoming.map(\.record), newIDs: newIDs, nextID: nextID)
+        var (reasons, duplicates) = try Self.idProblems(records, incoming, idTaken: idTaken)
+        let units = Rules.units(records)
+        let occurrences = Self.occurrences(
+            of: units, reasons: &reasons, storeLastFinish: storeLastFinish)
+        let (entries, entryOf) = Self.entries(records, duplicates: duplicates)
+        var index = SpanIndex(
+            occurrences.enumerated().flatMap { position, list in
+                list.map {
+                    (
+                        TimeSpan(start: $0.dateStart, finish: $0.dateFinish),
+                        entryOf[records[position].id] ?? -1
+                    )
+                }
+            })
+        var acceptedPositions: [Int] = []
+        for (entry, members) in entries.enumerated() {
+            for position in members where reasons[position].isEmpty {
+                // The earliest of its occurrences that meets an accepted entry of the file.
+                if let said = Self.fileCollision(
+                    records[position], occurrences[position], entries: entries, index: index,
+                    records: records, incoming: incoming)
+                {
+                    reasons[position].append(said)
+                    continue
+                }
+                do {
+                    for other in try storeCollisions(units[position], occurrences[position]) {
+                        reasons[position].append(
+                            "overlaps \(DiaryError.describe(other)) in the diary")
+                    }
+                } catch .invalid(let problems) {
+                    // A repeating entry of the store it cannot be compared with.
+                    reasons[position] += problems.map(\.message)
+                }
+            }
+            // An entry goes in whole: a record refused takes the others of its entry with it.
+            if members.allSatisfy({ reasons[$0].isEmpty }) {
+                index.activate(entry)
+                acceptedPositions += members
+            } else {
+                for position in members where reasons[position].isEmpty {
+                    reasons[position].append(
+                        "left out with the rest of entry #\(records[position].id) (another of its records is refused)"
+                    )
+                }
+            }
+        }
+        for position in acceptedPositions.sorted() { accepted.append(records[position]) }
+        for position in records.indices where !reasons[position].isEmpty {
+            let source = incoming[position].source
+            problems += reasons[position].map { ImportProblem(source: source, message: $0) }
+        }
+    }
+
+    /// The records with the ids they go in with: a fresh one an entry (its changed
+    /// occurrences share it) and fresh ones for its subtasks with `newIDs`; else their own,
+    /// and fresh ones, above every id of the import, for subtasks without one.
+    private static func numbered(_ incoming: [TaskRecord], newIDs: Bool, nextID: Int64)
+        -> [TaskRecord]
+    {
+        var records = incoming
         var next = nextID
         if newIDs {
-            // One fresh id an entry: its changed occurrences share it.
             var fresh: [Int64: Int64] = [:]
             for index in records.indices {
                 let id = records[index].id
@@ -40,12 +100,20 @@ package struct ImportPlan {
                 Rules.renumberSubtasks(of: &records[index], from: &next)
             }
         } else {
-            // Subtasks without an id get fresh ones, above every id of the import.
             next = max(next, (records.map(Rules.highestID).max() ?? 0) + 1)
             for index in records.indices where Rules.needsIDs(records[index]) {
                 Rules.giveIDs(to: &records[index], from: &next)
             }
         }
+        return records
+    }
+
+    /// Each record's problems so far: its own (the rules), an id used twice in the import
+    /// (the positions of those are `duplicates`), or one the diary has already.
+    private static func idProblems(
+        _ records: [TaskRecord], _ incoming: [IncomingRecord],
+        idTaken: (Int64) throws(DiaryError) -> TaskRecord?
+    ) throws(DiaryError) -> (reasons: [[String]], duplicates: Set<Int>) {
         var reasons = [[String]](repeating: [], count: records.count)
         // The first record of each id, and the occurrences each id's records change.
         var seenIDs: [Int64: Int] = [:]
@@ -71,11 +139,14 @@ package struct ImportPlan {
             seenKeys.insert(key)
             seenIDs[record.id] = seenIDs[record.id] ?? index
         }
-        let units = Rules.units(records)
-        let occurrences = Self.occurrences(
-            of: units, reasons: &reasons, storeLastFinish: storeLastFinish)
-        // Entries in order of their first record; the index's owners are entries, so the
-        // records of one entry are never checked against each other.
+        return (reasons, duplicates)
+    }
+
+    /// The entries, in order of their first record, as positions of their records; and the
+    /// entry of each id. A record refused as a duplicate is an entry of its own.
+    private static func entries(_ records: [TaskRecord], duplicates: Set<Int>)
+        -> (entries: [[Int]], entryOf: [Int64: Int])
+    {
         var entryOf: [Int64: Int] = [:]
         var entries: [[Int]] = []
         for (position, record) in records.enumerated() {
@@ -89,61 +160,26 @@ package struct ImportPlan {
                 entries.append([position])
             }
         }
-        var index = SpanIndex(
-            occurrences.enumerated().flatMap { position, list in
-                list.map {
-                    (
-                        TimeSpan(start: $0.dateStart, finish: $0.dateFinish),
-                        entryOf[records[position].id] ?? -1
-                    )
-                }
-            })
-        var acceptedPositions: [Int] = []
-        for (entry, members) in entries.enumerated() {
-            for position in members where reasons[position].isEmpty {
-                let record = records[position]
-                // The earliest of its occurrences that meets an accepted entry of the file.
-                for occurrence in occurrences[position] {
-                    let span = TimeSpan(start: occurrence.dateStart, finish: occurrence.dateFinish)
-                    guard let (other, _) = index.firstOverlap(with: span) else { continue }
-                    let first = entries[other][0]
-                    let described = DiaryError.describe(records[first])
-                    let said = "overlaps \(described) of \(incoming[first].source)"
-                    reasons[position].append(
-                        record.recurrence == nil
-                            ? said
-                            : "\(said) (its occurrence at \(DiaryError.utc(occurrence.dateStart)))")
-                    break
-                }
-                if reasons[position].isEmpty {
-                    do {
-                        for other in try storeCollisions(units[position], occurrences[position]) {
-                            reasons[position].append(
-                                "overlaps \(DiaryError.describe(other)) in the diary")
-                        }
-                    } catch .invalid(let problems) {
-                        // A repeating entry of the store it cannot be compared with.
-                        reasons[position] += problems.map(\.message)
-                    }
-                }
-            }
-            // An entry goes in whole: a record refused takes the others of its entry with it.
-            if members.allSatisfy({ reasons[$0].isEmpty }) {
-                index.activate(entry)
-                acceptedPositions += members
-            } else {
-                for position in members where reasons[position].isEmpty {
-                    reasons[position].append(
-                        "left out with the rest of entry #\(records[position].id) (another of its records is refused)"
-                    )
-                }
-            }
+        return (entries, entryOf)
+    }
+
+    /// What the earliest occurrence of `record` that meets an entry of the file accepted
+    /// before it overlaps (the index's owners are entries, so the records of one entry are
+    /// never checked against each other); nil when none does.
+    private static func fileCollision(
+        _ record: TaskRecord, _ occurrences: [TaskRecord], entries: [[Int]], index: SpanIndex,
+        records: [TaskRecord], incoming: [IncomingRecord]
+    ) -> String? {
+        for occurrence in occurrences {
+            let span = TimeSpan(start: occurrence.dateStart, finish: occurrence.dateFinish)
+            guard let (other, _) = index.firstOverlap(with: span) else { continue }
+            let first = entries[other][0]
+            let said =
+                "overlaps \(DiaryError.describe(records[first])) of \(incoming[first].source)"
+            return record.recurrence == nil
+                ? said : "\(said) (its occurrence at \(DiaryError.utc(occurrence.dateStart)))"
         }
-        for position in acceptedPositions.sorted() { accepted.append(records[position]) }
-        for position in records.indices where !reasons[position].isEmpty {
-            let source = incoming[position].source
-            problems += reasons[position].map { ImportProblem(source: source, message: $0) }
-        }
+        return nil
     }
 
     /// The occurrences of each record that take up time (a record that does not repeat is its
