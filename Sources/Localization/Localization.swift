@@ -180,8 +180,9 @@ public enum Localization {
     /// `translation` with `values`: `%1$@` (by position), `%@` (the next), `%%` (a percent
     /// sign), `{N|one|few|many}` (the form for the number in value N).
     static func render(_ translation: String, _ values: [String]) -> String {
-        if !translation.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "{") })
-        {
+        if !translation.utf8.contains(where: {
+            $0 == UInt8(ascii: "%") || $0 == formOpen.asciiValue
+        }) {
             return translation
         }
         var result = ""
@@ -213,7 +214,7 @@ public enum Localization {
                 result.append("%")
                 continue
             }
-            if character == "{", let close = characters.firstIndex(of: "}") {
+            if character == formOpen, let close = characters.firstIndex(of: formClose) {
                 let inside = String(characters[..<close])
                 let parts = inside.split(separator: "|", omittingEmptySubsequences: false)
                 if parts.count >= 3, let number = Int(parts[0]) {
@@ -228,6 +229,10 @@ public enum Localization {
         }
         return result
     }
+
+    /// What opens and closes the forms of a word for a number (`{1|запись|записи|записей}`).
+    static let formOpen: Character = "\u{7B}"
+    static let formClose: Character = "\u{7D}"
 
     /// The number a value holds: its digits (grouping commas and spaces aside).
     static func number(in value: String) -> Int {

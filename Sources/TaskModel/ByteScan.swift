@@ -58,3 +58,12 @@ enum ByteScan {
         return nil
     }
 }
+
+/// JSON's structural bytes by their names in RFC 8259 §2 (`begin-object` …), for the readers
+/// and writers that test and write them one byte at a time.
+enum JSONByte {
+    @inline(__always) static var beginObject: UInt8 { 0x7B }
+    @inline(__always) static var endObject: UInt8 { 0x7D }
+    @inline(__always) static var beginArray: UInt8 { 0x5B }
+    @inline(__always) static var endArray: UInt8 { 0x5D }
+}

@@ -189,8 +189,8 @@ struct Parser {
     mutating func value(depth: Int, build: Bool = true) throws(JSONValue.SyntaxError) -> JSONValue {
         guard index < bytes.count else { throw ended }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try object(depth: depth + 1, build: build)
-        case UInt8(ascii: "["): return try array(depth: depth + 1, build: build)
+        case JSONByte.beginObject: return try object(depth: depth + 1, build: build)
+        case JSONByte.beginArray: return try array(depth: depth + 1, build: build)
         case UInt8(ascii: "\""): return try build ? string() : skipString()
         case UInt8(ascii: "t"): return try literal("true", build ? .bool(true) : .null)
         case UInt8(ascii: "f"): return try literal("false", build ? .bool(false) : .null)
@@ -237,7 +237,7 @@ struct Parser {
         var values: [JSONValue] = []
         skipWhitespace()
         guard index < bytes.count else { throw ended }
-        if bytes[index] == UInt8(ascii: "]") {
+        if bytes[index] == JSONByte.endArray {
             index += 1
             return build ? .array(values) : .null
         }
@@ -247,7 +247,7 @@ struct Parser {
             skipWhitespace()
             guard index < bytes.count else { throw ended }
             switch bytes[index] {
-            case UInt8(ascii: "]"):
+            case JSONByte.endArray:
                 index += 1
                 return build ? .array(values) : .null
             case UInt8(ascii: ","):
@@ -255,7 +255,7 @@ struct Parser {
                 skipWhitespace()
                 guard index < bytes.count else { throw ended }
                 // A trailing comma, as the earlier reader accepted.
-                if bytes[index] == UInt8(ascii: "]") {
+                if bytes[index] == JSONByte.endArray {
                     index += 1
                     return build ? .array(values) : .null
                 }
@@ -275,7 +275,7 @@ struct Parser {
         var members: [JSONValue.Member] = []
         skipWhitespace()
         guard index < bytes.count else { throw ended }
-        if bytes[index] == UInt8(ascii: "}") {
+        if bytes[index] == JSONByte.endObject {
             index += 1
             return build ? .object(members) : .null
         }
@@ -307,14 +307,14 @@ struct Parser {
             skipWhitespace()
             guard index < bytes.count else { throw ended }
             switch bytes[index] {
-            case UInt8(ascii: "}"):
+            case JSONByte.endObject:
                 index += 1
                 return build ? .object(members) : .null
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
                 guard index < bytes.count else { throw ended }
-                if bytes[index] == UInt8(ascii: "}") {
+                if bytes[index] == JSONByte.endObject {
                     index += 1
                     return build ? .object(members) : .null
                 }

@@ -38,14 +38,14 @@ extension TaskJSON {
     >]? {
         var parser = Parser(bytes: bytes, skipping: nil)
         parser.skipWhitespace()
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "[") else {
+        guard parser.index < bytes.count, bytes[parser.index] == JSONByte.beginArray else {
             return nil
         }
         parser.index += 1
         var records: [Result<TaskRecord, RecordProblems>] = []
         parser.skipWhitespace()
         guard parser.index < bytes.count else { return nil }
-        if bytes[parser.index] == UInt8(ascii: "]") {
+        if bytes[parser.index] == JSONByte.endArray {
             parser.index += 1
         } else {
             while true {
@@ -63,7 +63,7 @@ extension TaskJSON {
                 }
                 parser.skipWhitespace()
                 guard parser.index < bytes.count else { return nil }
-                if bytes[parser.index] == UInt8(ascii: "]") {
+                if bytes[parser.index] == JSONByte.endArray {
                     parser.index += 1
                     break
                 }
@@ -71,7 +71,7 @@ extension TaskJSON {
                 parser.index += 1
                 parser.skipWhitespace()
                 guard parser.index < bytes.count else { return nil }
-                if bytes[parser.index] == UInt8(ascii: "]") {  // a trailing comma
+                if bytes[parser.index] == JSONByte.endArray {  // a trailing comma
                     parser.index += 1
                     break
                 }
@@ -141,15 +141,15 @@ private struct PlainReader {
     /// The members of an object, each handed to `member` with the parser at its value;
     /// `false` when the text is not a plain object or `member` refuses.
     private mutating func members(_ member: (inout PlainReader, Name) -> Bool) -> Bool {
-        guard consume(UInt8(ascii: "{")) else { return false }
+        guard consume(JSONByte.beginObject) else { return false }
         parser.skipWhitespace()
-        if consume(UInt8(ascii: "}")) { return true }
+        if consume(JSONByte.endObject) { return true }
         while true {
             parser.skipWhitespace()
             guard let name = name(), consume(UInt8(ascii: ":")) else { return false }
             parser.skipWhitespace()
             guard member(&self, name) else { return false }
-            if consume(UInt8(ascii: "}")) { return true }
+            if consume(JSONByte.endObject) { return true }
             guard consume(UInt8(ascii: ",")) else { return false }
         }
     }
@@ -248,14 +248,14 @@ private struct PlainReader {
 
     /// A plain array of what `element` reads, or `nil`.
     private mutating func list<T>(_ element: (inout PlainReader) -> T?) -> [T]? {
-        guard consume(UInt8(ascii: "[")) else { return nil }
+        guard consume(JSONByte.beginArray) else { return nil }
         var items: [T] = []
-        if consume(UInt8(ascii: "]")) { return items }
+        if consume(JSONByte.endArray) { return items }
         while true {
             parser.skipWhitespace()
             guard let item = element(&self) else { return nil }
             items.append(item)
-            if consume(UInt8(ascii: "]")) { return items }
+            if consume(JSONByte.endArray) { return items }
             guard consume(UInt8(ascii: ",")) else { return nil }
         }
     }

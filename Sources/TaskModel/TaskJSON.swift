@@ -68,7 +68,7 @@ public enum TaskJSON {
         let data = withoutByteOrderMark(data)
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         switch first {
-        case UInt8(ascii: "["):
+        case JSONByte.beginArray:
             // The records are the array's objects: plain ones read straight from the bytes.
             if plainRecords, reading == .whole,
                 let records = data.withUnsafeBytes({ arrayRecords($0) })
@@ -80,7 +80,7 @@ public enum TaskJSON {
                 return File(records: [])
             }
             return File(records: records(consuming: &values))
-        case UInt8(ascii: "{"):
+        case JSONByte.beginObject:
             // One record (depth 1), or the objects of `records` (depth 3): a record's own
             // objects at depth 3 are those of fields it skips at depth 1 or of `recurrence`.
             let object = FileObject(
