@@ -32,10 +32,7 @@ extension TaskRecord {
         if let status { writer.field("status", string: status.rawValue) }
         if free { writer.field("free", bool: true) }
         if let location { writer.field("location", string: location) }
-        if !categories.isEmpty {
-            writer.key("categories")
-            writer.array(categories) { writer, category in writer.string(category) }
-        }
+        writer.field("categories", strings: categories)
         if let color { writer.field("color", string: color) }
         if let classification { writer.field("class", string: classification.rawValue) }
         if let url { writer.field("url", string: url) }
@@ -67,14 +64,8 @@ extension TaskRecord {
             writer.key("ical_parameters")
             writer.object(icalParameters)
         }
-        if !icalExtra.isEmpty {
-            writer.key("ical_extra")
-            writer.array(icalExtra) { writer, line in writer.string(line) }
-        }
-        if !icalComponents.isEmpty {
-            writer.key("ical_components")
-            writer.array(icalComponents) { writer, text in writer.string(text) }
-        }
+        writer.field("ical_extra", strings: icalExtra)
+        writer.field("ical_components", strings: icalComponents)
         writer.end()
     }
 }
@@ -83,14 +74,8 @@ extension CalendarInfo {
     /// The `calendar` member's value.
     public func write(to writer: inout JSONWriter) {
         writer.begin()
-        if !icalExtra.isEmpty {
-            writer.key("ical_extra")
-            writer.array(icalExtra) { writer, line in writer.string(line) }
-        }
-        if !icalComponents.isEmpty {
-            writer.key("ical_components")
-            writer.array(icalComponents) { writer, text in writer.string(text) }
-        }
+        writer.field("ical_extra", strings: icalExtra)
+        writer.field("ical_components", strings: icalComponents)
         writer.end()
     }
 
@@ -170,10 +155,7 @@ extension Alarm {
         }
         if let description { writer.field("description", string: description) }
         if let summary { writer.field("summary", string: summary) }
-        if !attendees.isEmpty {
-            writer.key("attendees")
-            writer.array(attendees) { writer, attendee in writer.string(attendee) }
-        }
+        writer.field("attendees", strings: attendees)
         if let sound { writer.field("sound", string: sound) }
         if let repeatCount { writer.field("repeat", number: Int64(repeatCount)) }
         if let repeatInterval { writer.field("repeat_interval", string: repeatInterval) }
@@ -182,10 +164,7 @@ extension Alarm {
             writer.key("ical_parameters")
             writer.object(icalParameters)
         }
-        if !icalExtra.isEmpty {
-            writer.key("ical_extra")
-            writer.array(icalExtra) { writer, line in writer.string(line) }
-        }
+        writer.field("ical_extra", strings: icalExtra)
         writer.end()
     }
 }
@@ -219,13 +198,13 @@ public struct JSONWriter {
 
     /// Opens an object.
     public mutating func begin() {
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(JSONByte.beginObject)
         needsComma = false
     }
 
     /// Closes an object.
     public mutating func end() {
-        bytes.append(UInt8(ascii: "}"))
+        bytes.append(JSONByte.endObject)
         needsComma = true
     }
 
@@ -319,15 +298,23 @@ public struct JSONWriter {
         }
     }
 
+    /// Writes `"name": ["…", …]` when `strings` holds any (a field the task format leaves out
+    /// when it is empty).
+    public mutating func field(_ name: StaticString, strings: [String]) {
+        guard !strings.isEmpty else { return }
+        key(name)
+        array(strings) { writer, text in writer.string(text) }
+    }
+
     /// Writes an array, each item by `write`.
     public mutating func array<T>(_ items: [T], _ write: (inout JSONWriter, T) -> Void) {
-        bytes.append(UInt8(ascii: "["))
+        bytes.append(JSONByte.beginArray)
         for (index, item) in items.enumerated() {
             if index > 0 { separator() }
             needsComma = false
             write(&self, item)
         }
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(JSONByte.endArray)
         needsComma = true
     }
 

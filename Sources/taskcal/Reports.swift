@@ -202,8 +202,7 @@ struct Overlaps: ParsableCommand {
             """)
     )
 
-    @Argument(help: .tr("Task files (JSON, NDJSON, .ics; - for standard input), or --store."))
-    var inputs: [String] = []
+    @Argument(help: .taskFiles) var inputs: [String] = []
 
     @OptionGroup var options: ReportInputs
 
@@ -624,13 +623,7 @@ struct Free: ParsableCommand {
             """)
     )
 
-    @Argument(
-        help:
-            .tr(
-                "Task files (JSON, NDJSON, .ics, .jcal, .jscal.json; - for standard input), or --store."
-            )
-    )
-    var inputs: [String] = []
+    @Argument(help: .taskFiles) var inputs: [String] = []
 
     @OptionGroup var options: ReportInputs
     @OptionGroup var free: FreeTimeOptions
@@ -638,6 +631,15 @@ struct Free: ParsableCommand {
     func validate() throws { _ = try free.window(in: options.time) }
 
     func run() throws { try free.report(options, inputs: inputs) }
+}
+
+extension ArgumentHelp {
+    /// The inputs of a report.
+    static var taskFiles: ArgumentHelp {
+        .tr(
+            "Task files (JSON, NDJSON, .ics, .jcal, .jscal.json; - for standard input), or --store."
+        )
+    }
 }
 
 /// What `stats` and `diary stats` ask: the window and the rows.
@@ -737,13 +739,7 @@ struct Stats: ParsableCommand {
             """)
     )
 
-    @Argument(
-        help:
-            .tr(
-                "Task files (JSON, NDJSON, .ics, .jcal, .jscal.json; - for standard input), or --store."
-            )
-    )
-    var inputs: [String] = []
+    @Argument(help: .taskFiles) var inputs: [String] = []
 
     @OptionGroup var options: ReportInputs
     @OptionGroup var statistics: StatisticsOptions
