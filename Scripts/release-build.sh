@@ -4,14 +4,16 @@
 # The release build Scripts/install.sh and Scripts/build-deb.sh install from: taskcal with both
 # traits (CalDAV, PostgreSQL), the Swift runtime and Foundation linked in (--static-swift-stdlib:
 # no Swift toolchain needed where it runs, 15 ms to start instead of 22), immediate binding
-# (-z now, full RELRO), and the paths of this checkout and of BUILD_PATH written as
-# /usr/src/taskcal in the debug information, so that the binary is the same wherever the
-# checkout lies (given the same BUILD_PATH name), and C's buffer checks (_FORTIFY_SOURCE=2). Two more flags keep the checkout's
-# path out of the binary: #file is the module and file name in every module (ConciseMagicFile,
-# as in Swift 6 mode; the dependencies in Swift 5 mode wrote the full path, and a closure check
-# wrote its length into the code), and no .swift_modhash section (a hash of each module's LLVM
-# IR, paths included, kept only to skip code generation when nothing changed). Also builds
-# swift-argument-parser's generate-manual, for the man pages.
+# (-z now, full RELRO) and C's buffer checks (_FORTIFY_SOURCE=2).
+#
+# Two builds in one place give the same binary, and where the checkout lies shows little (what
+# is left is in docs/install.md): the paths of this checkout and of BUILD_PATH are written as
+# /usr/src/taskcal in the debug information; #file is the module and file name in every
+# module (ConciseMagicFile, as in Swift 6 mode: the dependencies in Swift 5 mode wrote the full
+# path); and no module keeps a .swift_modhash (a hash of its LLVM IR, paths included, kept only
+# to skip code generation when nothing changed).
+#
+# Also builds swift-argument-parser's generate-manual, for the man pages.
 # Prints the folder the binaries are in; the build's own output goes to standard error only
 # when it fails (static Foundation's link prints notes about mktemp on success).
 set -euo pipefail
