@@ -10,8 +10,10 @@
 # is left is in docs/install.md): the paths of this checkout and of BUILD_PATH are written as
 # /usr/src/taskcal in the debug information; #file is the module and file name in every
 # module (ConciseMagicFile, as in Swift 6 mode: the dependencies in Swift 5 mode wrote the full
-# path); and no module keeps a .swift_modhash (a hash of its LLVM IR, paths included, kept only
-# to skip code generation when nothing changed).
+# path); no module keeps a .swift_modhash (a hash of its LLVM IR, paths included, kept only to
+# skip code generation when nothing changed); and the debug information names no clang module
+# (their cache's folders are hashes of the include paths, and a module's signature changes
+# from one build to the next: LLDB reads the C types from the Swift modules instead).
 #
 # Also builds swift-argument-parser's generate-manual, for the man pages.
 # Prints the folder the binaries are in; the build's own output goes to standard error only
@@ -28,6 +30,7 @@ flags=(-c release --static-swift-stdlib --traits CalDAV,PostgreSQL --scratch-pat
     -Xcc "-ffile-prefix-map=$top=/usr/src/taskcal"
     -Xswiftc -enable-upcoming-feature -Xswiftc ConciseMagicFile
     -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
+    -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
     -Xcc -D_FORTIFY_SOURCE=2 -Xlinker -z -Xlinker now)
 # The executable exports only the symbols libical must reach (CLibicalLookups' look-ups), not
 # all 49,000 of its own: 5 MB less, and nothing else interposes on the libraries it loads.
