@@ -306,16 +306,22 @@ struct Overlaps: ParsableCommand {
 }
 
 extension Overlaps {
-    /// `--timing`: how long reading, finding and writing took, and the memory they needed.
+    /// `--timing`: how long reading, finding and writing took, and the memory they needed
+    /// (finding and writing apart when `found` says when finding ended).
     func timingNote(
         started: ContinuousClock.Instant, read: ContinuousClock.Instant, readPeak: String,
         _ entries: [ReportEntry], _ total: Int, found: ContinuousClock.Instant? = nil
     ) {
         let now = ContinuousClock.now
-        let overlaps = found.map { "overlaps \($0 - read), output \(now - $0)" }
-        Console.note(
-            "timing: read \(read - started) (peak memory \(readPeak)), \(overlaps ?? "overlaps and output \(now - read)") (peak memory \(Self.peakMemory())); \(entries.count) entries, \(total) overlaps"
-        )
+        if let found {
+            Console.note(
+                "timing: read \(read - started) (peak memory \(readPeak)), overlaps \(found - read), output \(now - found) (peak memory \(Self.peakMemory())); \(entries.count) entries, \(total) overlaps"
+            )
+        } else {
+            Console.note(
+                "timing: read \(read - started) (peak memory \(readPeak)), overlaps and output \(now - read) (peak memory \(Self.peakMemory())); \(entries.count) entries, \(total) overlaps"
+            )
+        }
     }
 
     /// The process's peak resident memory so far (`VmHWM` of /proc/self/status), for --timing.

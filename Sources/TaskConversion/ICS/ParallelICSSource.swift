@@ -379,12 +379,16 @@ final class ParallelICSSource: RecordSource {
 
     /// `END:NAME` closing the calendar: read as `END:VCALENDAR`, or an error under `--strict`.
     private func wrongCalendarEnd(_ word: Keyword, number: Int) -> Step {
-        let message = "END:\(word.name) closes BEGIN:VCALENDAR of line \(calendarBegin)"
-        if options.strict { return stop(message + "; expected END:VCALENDAR", number: number) }
+        if options.strict {
+            return stop(
+                "END:\(word.name) closes BEGIN:VCALENDAR of line \(calendarBegin); expected END:VCALENDAR",
+                number: number)
+        }
         warn(
             Diagnostic(
                 .warning, Location(file: path, line: number),
-                message + "; read as END:VCALENDAR", code: .structure))
+                "END:\(word.name) closes BEGIN:VCALENDAR of line \(calendarBegin); read as END:VCALENDAR",
+                code: .structure))
         return .handled
     }
 
