@@ -86,6 +86,8 @@ public struct ContentLine: Sendable, Hashable {
             let parameterName = String(decoding: bytes[nameStart..<index], as: UTF8.self)
             index += 1
             var values: [(text: [UInt8], quoted: Bool)] = []
+            // A parameter of one value keeps an unquoted comma (`CN=Society\, 2014`).
+            let splitsAtCommas = !singleValued.contains(parameterName.uppercased())
             while true {
                 if index < count, bytes[index] == UInt8(ascii: "\"") {
                     let start = index + 1
@@ -96,7 +98,12 @@ public struct ContentLine: Sendable, Hashable {
                     index = close + 1
                 } else {
                     let start = index
-                    while index < count, !isSeparator(bytes[index]) { index += 1 }
+                    while index < count,
+                        !isSeparator(bytes[index])
+                            || (!splitsAtCommas && bytes[index] == UInt8(ascii: ","))
+                    {
+                        index += 1
+                    }
                     if index < count, bytes[index] == UInt8(ascii: "\"") {
                         throw fail("\(name): a quote inside the value of \(parameterName)")
                     }
@@ -126,11 +133,26 @@ public struct ContentLine: Sendable, Hashable {
             value: String(decoding: valueBytes, as: UTF8.self))
     }
 
-    /// Whether a parameter value holds several values, each quoted: `"a","b"`.
-    public static func isValueList(_ value: String) -> Bool {
-        value.count >= 5 && value.hasPrefix("\"") && value.hasSuffix("\"")
-            && value.contains("\",\"")
+    /// Whether a parameter value holds several values, each quoted: `"a","b"`. A quote
+    /// stands only around each value (a value cannot hold one), so a single value that
+    /// merely looks alike (`","a"`, a file name) is not taken for a list.
+    /// A parameter RFC 5545 (or RFC 8607, `FILENAME`) gives one value never is a list: a
+    /// person's name `"a","b"` stays one name.
+    public static func isValueList(_ value: String, named name: String) -> Bool {
+        guard !singleValued.contains(name), value.count >= 5, value.hasPrefix("\""),
+            value.hasSuffix("\"")
+        else {
+            return false
+        }
+        let values = value.dropFirst().dropLast().components(separatedBy: "\",\"")
+        return values.count > 1 && !values.contains { $0.contains("\"") }
     }
+
+    private static let singleValued: Set<String> = [
+        "ALTREP", "CN", "CUTYPE", "DIR", "ENCODING", "FMTTYPE", "FBTYPE", "LANGUAGE",
+        "PARTSTAT", "RANGE", "RELATED", "RELTYPE", "ROLE", "RSVP", "SENT-BY", "TZID", "VALUE",
+        "FILENAME", "X-FILENAME", "X-APPLE-FILENAME", "X-LABEL",
+    ]
 
     /// The value of the first parameter named `name` (upper-case), if any.
     public func parameter(_ name: String) -> String? {

@@ -231,7 +231,7 @@ public final class Property {
         // reader would decode: `^n` would come back as a line break. A `^` no reader decodes
         // (`^a`) stays as written.
         var value = Array(ContentLine.encodeCaret(parameter.value, caretsOnly: true).utf8)
-        if ContentLine.isValueList(parameter.value) {
+        if ContentLine.isValueList(parameter.value, named: parameter.name) {
             // libical prints a parameter value through its own filter, which replaces bytes
             // that are not UTF-8 (the 0xFF markers) and quotes a value holding `,` `:` `;`:
             // the list's punctuation travels as noncharacters the serializer turns back.

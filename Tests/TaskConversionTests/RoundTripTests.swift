@@ -301,6 +301,22 @@ struct RoundTripTests {
         }
     }
 
+    @Test("a file name made of quotes and commas is one name, not a list of parameter values")
+    func quotedFileName() throws {
+        // The random round trip found `","a"` written unquoted, a line no reader could read.
+        let names = [#"","a""#, #""a","b""#, #"x"y"#, #"","#]
+        let records = names.enumerated().map { index, name in
+            TaskRecord(
+                id: Int64(index), dateStart: 0, dateFinish: 0, name: "a",
+                attachments: [
+                    TaskModel.Attachment(filename: name, content: .inline(Data("a".utf8)))
+                ])
+        }
+        let (ics, back) = try roundTrip(records)
+        #expect(back == records.map(\.asWritten))
+        #expect(ics.contains(#"FILENAME="^',^'a^'":YQ=="#))
+    }
+
     @Test("a value that ends exactly where libical folds keeps its last character")
     func foldAtLineEnd() throws {
         // libical 3.0 folded such a line between the \r and \n of its end; the random round

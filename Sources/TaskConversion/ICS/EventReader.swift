@@ -311,7 +311,9 @@ enum ParameterText {
     static func format(_ parameters: [Parameter]) -> String {
         parameters.map { parameter in
             let value = parameter.value
-            if ContentLine.isValueList(value) { return "\(parameter.name)=\(value)" }
+            if ContentLine.isValueList(value, named: parameter.name) {
+                return "\(parameter.name)=\(value)"
+            }
             var encoded = value.replacingOccurrences(of: "^", with: "^^")
                 .replacingOccurrences(of: "\n", with: "^n")
                 .replacingOccurrences(of: "\"", with: "^'")

@@ -74,7 +74,7 @@ public enum JCal {
         var parameters: [JSONValue.Member] = []
         for parameter in line.parameters where parameter.name != "VALUE" {
             let value: JSONValue =
-                ContentLine.isValueList(parameter.value)
+                ContentLine.isValueList(parameter.value, named: parameter.name)
                 ? .array(quotedList(parameter.value).map(JSONValue.string))
                 : .string(parameter.value)
             parameters.append(JSONValue.Member(name: parameter.name.lowercased(), value: value))
