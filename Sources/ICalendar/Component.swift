@@ -634,6 +634,36 @@ final class LineMap {
     }
 }
 
+extension Component {
+    /// The component as the file had it, from `BEGIN` to `END`: every line the reader met,
+    /// those libical could not read and those it never saw included, unfolded; `nil` for a
+    /// component not read from text.
+    public var asWritten: RawComponent? {
+        lines.map { RawComponent(name: $0.name, lines: $0.linesAsWritten()) }
+    }
+}
+
+extension LineMap {
+    /// This component's lines in file order, its subcomponents' included.
+    func linesAsWritten() -> [RawLine] {
+        var blocks: [(line: Int, lines: [RawLine])] = []
+        blocks += properties.map { ($0.line, [RawLine(line: $0.line, bytes: $0.raw)]) }
+        blocks += verbatim.map { ($0.line, [$0]) }
+        blocks += unreadable.map { ($0.line.line, [$0.line]) }
+        blocks += verbatimComponents.map { ($0.line, $0.lines) }
+        blocks += children.map { ($0.begin, $0.linesAsWritten()) }
+        blocks.sort { $0.line < $1.line }
+        var result = [RawLine(line: begin, bytes: Array("BEGIN:\(name)".utf8))]
+        for block in blocks
+        where block.lines.first.map({ $0.line > (result.last?.line ?? 0) }) ?? false {
+            result += block.lines
+        }
+        result.append(
+            RawLine(line: (result.last?.line ?? begin) + 1, bytes: Array("END:\(name)".utf8)))
+        return result
+    }
+}
+
 /// One unfolded content line as the file had it, and where.
 public struct RawLine: Sendable, Hashable {
     /// The 1-based number of its first physical line.

@@ -125,6 +125,10 @@ public final class ICalendarReader {
     /// Refuse damage to the structure (a mismatched or missing `END`, lines outside the
     /// calendar) instead of reading past it with a note.
     public var strict = false
+    /// The `BEGIN` lines of top-level components to keep whole as written, not read: the
+    /// revisions a later one supersedes (``Revisions``). They come out as
+    /// ``Item/verbatim(_:)``.
+    public var keptWhole: Set<Int> = []
     /// Require a `VCALENDAR` around the components (false for bare components the program
     /// itself hands over: batches of a large file, zone definitions).
     public var requiresCalendar = true
@@ -560,13 +564,16 @@ public final class ICalendarReader {
             calendarCount += 1
             return nil
         }
-        if interpretedProperties != nil, !Self.isInterpreted(component, inside: parent) {
+        let isTopLevel = stack.count == 1 || (stack.count == 2 && stack[0].name == "VCALENDAR")
+        if (interpretedProperties != nil && !Self.isInterpreted(component, inside: parent))
+            || (isTopLevel && !keptWhole.isEmpty && keptWhole.contains(number))
+        {
             capture = (
                 RawComponent(name: component, lines: [RawLine(line: number, bytes: line)]), 1
             )
             return nil
         }
-        if stack.count == 1 || (stack.count == 2 && stack[0].name == "VCALENDAR") {
+        if isTopLevel {
             lineMaps = []
             fed.removeAll(keepingCapacity: true)
         }

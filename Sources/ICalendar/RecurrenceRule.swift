@@ -119,6 +119,60 @@ public enum RecurrenceRule {
         String(cString: icalrecur_freq_to_string(frequency))
     }
 
+    /// What can be read of a rule libical cannot use: the rule without the fewest parts (one,
+    /// else two) that make it unreadable, and those parts; `nil` when no such rule is found
+    /// (or the rule is fine as it is). `FREQ=WEEKLY;UNTIL=20240331;COUNT=-1;BYDAY=MO`, which
+    /// a calendar app wrote, is read as `FREQ=WEEKLY;UNTIL=20240331;BYDAY=MO`.
+    ///
+    /// A series that may have been meant to end is never read as endless: when what is left
+    /// has no `COUNT` or `UNTIL`, a part left out must be one that cannot end it
+    /// (`FREQ=WEEKLY;UNTIG=20180729T215959Z`, a misspelt end, is not read at all).
+    public static func repaired(_ rule: String) -> (rule: String, leftOut: [String])? {
+        guard !isReadable(rule) else { return nil }
+        let parts = rule.split(separator: ";", omittingEmptySubsequences: true).map(String.init)
+        guard parts.count > 1, parts.count <= 16 else { return nil }
+        let removable = parts.indices.filter { !parts[$0].uppercased().hasPrefix("FREQ=") }
+        func attempt(_ leftOut: [Int]) -> (rule: String, leftOut: [String])? {
+            let rest = parts.indices.filter { !leftOut.contains($0) }.map { parts[$0] }
+            let text = rest.joined(separator: ";")
+            guard isReadable(text) else { return nil }
+            let ends = leftOut.contains { !neverEnds(parts[$0]) }
+            guard !ends || isBounded(text) else { return nil }
+            return (text, leftOut.map { parts[$0] })
+        }
+        for index in removable {
+            if let found = attempt([index]) { return found }
+        }
+        for (position, first) in removable.enumerated() {
+            for second in removable.dropFirst(position + 1) {
+                if let found = attempt([first, second]) { return found }
+            }
+        }
+        return nil
+    }
+
+    /// Rule parts that say when, never until when: every part RFC 5545 and RFC 7529 name
+    /// but `COUNT` and `UNTIL`.
+    private static let whenParts: Set<String> = [
+        "INTERVAL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY", "BYYEARDAY",
+        "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST", "RSCALE", "SKIP",
+    ]
+
+    /// Whether `part` (`BYDAY=XX`) is one that cannot end a series.
+    private static func neverEnds(_ part: String) -> Bool {
+        let name = part.split(separator: "=", maxSplits: 1).first.map { $0.uppercased() } ?? ""
+        return whenParts.contains(name)
+    }
+
+    /// Whether libical reads `rule` as an `RRULE` value (its property parser is stricter than
+    /// its rule parser: `COUNT=-1` passes the one and not the other) and can expand it.
+    public static func isReadable(_ rule: String) -> Bool {
+        Libical.ensureReady()
+        guard let value = icalvalue_new_from_string(ICAL_RECUR_VALUE, rule) else { return false }
+        icalvalue_free(value)
+        return problem(rule) == nil
+    }
+
     /// The rule as libical writes it (`FREQ=WEEKLY;BYDAY=MO,WE`), or `nil` when invalid.
     public static func normalized(_ rule: String) -> String? {
         Libical.ensureReady()

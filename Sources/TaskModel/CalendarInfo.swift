@@ -24,11 +24,19 @@ public struct CalendarInfo: Sendable, Hashable {
     /// True when there is nothing to keep.
     public var isEmpty: Bool { icalExtra.isEmpty && icalComponents.isEmpty }
 
-    /// Adds what `other` holds that this does not (several inputs into one output).
+    /// Adds what `other` holds that this does not (several inputs into one output). A
+    /// component one file holds several times (twenty empty `VEVENT`s, kept as written) stays
+    /// as many times; one that two files both hold (the same `VTIMEZONE`) is kept once.
     public mutating func merge(_ other: CalendarInfo) {
         for line in other.icalExtra where !icalExtra.contains(line) { icalExtra.append(line) }
-        for component in other.icalComponents where !icalComponents.contains(component) {
-            icalComponents.append(component)
+        var held: [String: Int] = [:]
+        for component in icalComponents { held[component, default: 0] += 1 }
+        for component in other.icalComponents {
+            if let count = held[component], count > 0 {
+                held[component] = count - 1
+            } else {
+                icalComponents.append(component)
+            }
         }
     }
 

@@ -79,14 +79,14 @@ public enum TaskJSON {
             guard case .array(var values) = try parse(data, skipping: skipping) else {
                 return File(records: [])
             }
-            return File(records: records(consuming: &values))
+            return File(records: slimmed(records(consuming: &values), reading))
         case JSONByte.beginObject:
             // One record (depth 1), or the objects of `records` (depth 3): a record's own
             // objects at depth 3 are those of fields it skips at depth 1 or of `recurrence`.
             let object = FileObject(
                 try parse(data, skipping: reading.skipping(recordDepth: .object)))
             return File(
-                calendar: object.calendar, records: object.records,
+                calendar: object.calendar, records: slimmed(object.records, reading),
                 problems: object.problems?.problems ?? [])
         case nil:
             throw SyntaxError(
@@ -144,7 +144,16 @@ public enum TaskJSON {
                     "expected one task record ({…}) on each line of NDJSON (or {\"calendar\": {…}} on the first); {\"records\": […]} belongs in a .json file"
             )
         }
-        return .record(record)
+        return .record(slimmed([record], reading)[0])
+    }
+
+    /// `records`, read times-only, as their skeletons: of the lines kept as written (read
+    /// whole, some say when a record happens) those that do not are dropped.
+    private static func slimmed(
+        _ records: [Result<TaskRecord, RecordProblems>], _ reading: Reading
+    ) -> [Result<TaskRecord, RecordProblems>] {
+        guard reading == .timesOnly else { return records }
+        return records.map { $0.map { $0.isTimeSkeleton ? $0 : $0.timeSkeleton } }
     }
 
     /// Why `data` is not UTF-8 JSON text as RFC 8259 requires, said so that the file can be

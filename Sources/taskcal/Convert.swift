@@ -8,6 +8,21 @@ import TaskModel
 
 extension Format: ExpressibleByArgument {}
 
+/// `--revisions`: how components that share a UID (and RECURRENCE-ID) are read.
+enum RevisionReading: String, ExpressibleByArgument, CaseIterable {
+    /// The newest is the event; the others are kept with the calendar (``Revisions``).
+    case newest
+    /// Each is an event of its own, under a UID of its own.
+    case all
+
+    /// The option's help, the same for every command that reads .ics.
+    static let help = ArgumentHelp(
+        tr("Components that share a UID: newest (default) or all."),
+        discussion: tr(
+            "newest: the one with the highest SEQUENCE, then the latest DTSTAMP, is the event, as RFC 5546 says and a CalDAV server keeps it; the others are kept with the calendar as written. all: each is an event of its own, under a UID of its own."
+        ))
+}
+
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
@@ -107,10 +122,12 @@ struct Convert: ParsableCommand {
             ),
             discussion:
                 tr(
-                    "Without it, an unknown TZID is read as floating time, a value libical cannot read is kept as written, a component without DTSTART is left out: each with a warning naming the line. --strict makes each of those an error and writes nothing."
+                    "Without it, an unknown TZID is read as floating time, a value libical cannot read is kept as written, a component without DTSTART is kept with the calendar as written: each with a warning naming the line. --strict makes each of those an error and writes nothing."
                 )
         ))
     var strict = false
+
+    @Option(help: RevisionReading.help) var revisions: RevisionReading = .newest
 
     @Option(
         help: ArgumentHelp(
@@ -375,6 +392,7 @@ struct Convert: ParsableCommand {
         read.dropExtra = dropExtra
         read.redaction = redaction
         read.strict = strict
+        read.readsEveryRevision = revisions == .all
         var write = WriteOptions(format: outputFormat, uidScheme: scheme, zone: tz)
         write.uidNamespace = uidNamespace
         write.calendarName = calendarName
@@ -469,6 +487,8 @@ struct Validate: ParsableCommand {
     @Flag(help: .tr("Count readings taskcal chose for unclear .ics input as problems."))
     var strict = false
 
+    @Option(help: RevisionReading.help) var revisions: RevisionReading = .newest
+
     @Option(help: .tr("text for people (default), json for scripts."))
     var format: ReportFormat = .text
 
@@ -486,6 +506,7 @@ struct Validate: ParsableCommand {
     func run() throws {
         var read = ReadOptions(format: from, floatingZone: tz)
         read.strict = strict
+        read.readsEveryRevision = revisions == .all
         let report = Converter.validate(inputs: inputs, read: read)
         let problems = report.errors.count + report.suppressedErrors
         if format == .json {
@@ -528,6 +549,7 @@ extension Convert {
         read.dropExtra = dropExtra
         read.redaction = redaction
         read.strict = strict
+        read.readsEveryRevision = revisions == .all
         var write = WriteOptions(uidScheme: scheme, zone: tz)
         write.uidNamespace = uidNamespace
         write.calendarName = calendarName

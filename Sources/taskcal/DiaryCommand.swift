@@ -6,6 +6,7 @@ import Localization
 import Reports
 import TaskConversion
 import TaskModel
+
 #if PostgreSQL
 import PostgresDiary
 #endif
@@ -880,6 +881,7 @@ struct DiaryCommand: ParsableCommand {
         var inputFormat: Format?
         @Flag(help: .tr("Refuse unclear .ics input instead of reading it with a warning."))
         var strict = false
+        @Option(help: RevisionReading.help) var revisions: RevisionReading = .newest
 
         func validate() throws {
             if inputs.contains("-") && inputFormat == nil {
@@ -892,6 +894,7 @@ struct DiaryCommand: ParsableCommand {
             var incoming: [IncomingRecord] = []
             var read = ReadOptions(format: inputFormat, floatingZone: options.tz)
             read.strict = strict
+            read.readsEveryRevision = revisions == .all
             let report = Converter.read(inputs: inputs, options: read) { record, location in
                 incoming.append(IncomingRecord(record, source: location.description))
             }

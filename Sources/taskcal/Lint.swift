@@ -76,10 +76,12 @@ struct Lint: ParsableCommand {
         var findings: [AppFinding] = []
         var records = 0
         var unreadable = 0
+        // Every revision of a UID is read: what an app does with each (a server keeps one
+        // object per UID) is what lint is for.
+        var options = ReadOptions(format: from, floatingZone: tz)
+        options.readsEveryRevision = true
         for input in inputs {
-            let report = Converter.read(
-                inputs: [input], options: ReadOptions(format: from, floatingZone: tz)
-            ) { record, location in
+            let report = Converter.read(inputs: [input], options: options) { record, location in
                 records += 1
                 findings += AppRules.findings(for: record, at: location, app: app)
             }

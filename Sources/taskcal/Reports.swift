@@ -31,6 +31,8 @@ struct ReportInputs: ParsableArguments {
         help: .tr("Refuse unclear .ics input instead of reading it with a warning (see convert)."))
     var strict = false
 
+    @Option(help: RevisionReading.help) var revisions: RevisionReading = .newest
+
     @Option(
         help: ArgumentHelp(
             tr("The most occurrences of repeating entries considered, all together."),
@@ -96,7 +98,7 @@ struct ReportInputs: ParsableArguments {
         var holding = false
         func take(_ record: TaskRecord, _ location: Location) {
             bounds.include(record)
-            holding = holding || record.recurrence != nil || record.recurrenceID != nil
+            holding = holding || record.repeats || record.recurrenceID != nil
             if holding {
                 held.append((record, location))
             } else if explicit.map({ Expansion.contains($0, record) }) ?? true {
@@ -119,7 +121,7 @@ struct ReportInputs: ParsableArguments {
         }
         guard !held.isEmpty else { return }
         if let series {
-            for (record, _) in held where record.recurrence != nil { series(record) }
+            for (record, _) in held where record.repeats { series(record) }
         }
         let expansion = Expansion(window: explicit ?? bounds.window, limit: maxOccurrences)
         let (occurrences, warnings) = expansion.expand(held)
@@ -166,6 +168,7 @@ struct ReportInputs: ParsableArguments {
         }
         var options = ReadOptions(format: inputFormat, floatingZone: tz)
         options.strict = strict
+        options.readsEveryRevision = revisions == .all
         if timesOnly { options.reading = .timesOnly }
         // Large NDJSON and .ics inputs are read on every core; what is read is the same.
         options.parallelism = ProcessInfo.processInfo.activeProcessorCount

@@ -348,15 +348,7 @@ extension ComponentReading {
     /// `RRULE` (as written), `EXDATE`, `RDATE`. A rule or date libical cannot read is kept as
     /// written, and the entry does not repeat for taskcal's own reports.
     mutating func recurrence(_ zones: ZoneResolver) {
-        for name in ["RRULE", "EXDATE", "RDATE"] {
-            for (raw, reason) in takeUnreadable(named: name) {
-                note(
-                    .unreadableValue, line: raw.line,
-                    "\(name) cannot be read by libical (\(reason)); kept as written, its repeats are not counted",
-                    lenient: true)
-                keep(raw)
-            }
-        }
+        unreadableRecurrence()
         if record.unscheduled {
             // A rule needs a first occurrence; without DTSTART it is kept as written.
             let lines = properties(of: .recurrence)
@@ -382,11 +374,7 @@ extension ComponentReading {
                 if rule != nil {
                     keep(property)  // RFC 2445 allowed several rules
                 } else if let problem = RecurrenceRule.problem(written) {
-                    note(
-                        .unreadableValue, line: property.lineNumber,
-                        "RRULE: \(problem); kept as written, its repeats are not counted",
-                        lenient: true)
-                    keep(property)
+                    unexpandable(property, written, problem)
                 } else {
                     rule = written
                     keepParameters(of: property)
@@ -431,11 +419,58 @@ extension ComponentReading {
         }
     }
 
+    /// The recurrence lines libical could not read: kept as written, each with a note.
+    private mutating func unreadableRecurrence() {
+        for name in ["RRULE", "EXDATE", "RDATE"] {
+            for (raw, reason) in takeUnreadable(named: name) {
+                if name == "RRULE", let leftOut = Self.repairs(raw) {
+                    note(
+                        .unreadableValue, line: raw.line,
+                        "RRULE cannot be read by libical (\(reason)); kept as written, its repeats counted without \(leftOut)",
+                        lenient: true)
+                } else {
+                    note(
+                        .unreadableValue, line: raw.line,
+                        "\(name) cannot be read by libical (\(reason)); kept as written, its repeats are not counted",
+                        lenient: true)
+                }
+                keep(raw)
+            }
+        }
+    }
+
+    /// An `RRULE` libical reads but cannot expand: kept as written, with a note saying what
+    /// of it is counted.
+    private mutating func unexpandable(_ property: Property, _ written: String, _ problem: String) {
+        if let leftOut = RecurrenceRule.repaired(written)?.leftOut {
+            note(
+                .unreadableValue, line: property.lineNumber,
+                "RRULE: \(problem); kept as written, its repeats counted without \(leftOut.joined(separator: " and "))",
+                lenient: true)
+        } else {
+            note(
+                .unreadableValue, line: property.lineNumber,
+                "RRULE: \(problem); kept as written, its repeats are not counted",
+                lenient: true)
+        }
+        keep(property)
+    }
+
+    /// The parts an expansion leaves out of the rule of `raw`, a line libical cannot read, to
+    /// count its repeats (``RecurrenceRule/repaired(_:)``), or `nil` when none are counted.
+    private static func repairs(_ raw: RawLine) -> String? {
+        guard let value = try? raw.lexed().value,
+            let leftOut = RecurrenceRule.repaired(value)?.leftOut
+        else { return nil }
+        return leftOut.joined(separator: " and ")
+    }
+
     // MARK: - Verbatim
 
     /// Every line no step holds, as written: properties libical never saw, lines it could not
     /// read (with a note), subcomponents (`VLOCATION`), disabled alarms taskcal wrote.
     mutating func verbatim() {
+        let keepsStamp = reader.keepsStamp(of: component)
         for raw in component.verbatimLines {
             guard let name = try? raw.lexed().name else {
                 note(
@@ -444,7 +479,7 @@ extension ComponentReading {
                     lenient: true)
                 continue
             }
-            if RecordMapping.writtenAnew.contains(name) { continue }
+            if RecordMapping.writtenAnew.contains(name) && !keepsStamp { continue }
             keep(raw)
         }
         for (raw, reason) in unreadableLines.values.sorted(by: { $0.line.line < $1.line.line }) {

@@ -52,6 +52,10 @@ extension ComponentReading {
             record.floating = placed.floating
         }
         let zone = calendarZone(for: placed, zones: zones)
+        if let kept = SkippedWallTime.parameter(for: start, epoch: placed.epoch, in: zone) {
+            record.icalParameters["DTSTART"] =
+                record.icalParameters["DTSTART"].map { $0 + ";" + kept } ?? kept
+        }
         if kind == .event || kind == .journal {
             end(start: start, startEpoch: placed.epoch, zone: zone, zones: zones)
         } else {
@@ -149,12 +153,8 @@ extension ComponentReading {
                     .unreadableValue, line: endProperty.lineNumber,
                     "DTEND is before DTSTART; read as lasting one day", lenient: true)
             } else if placed.epoch < startEpoch {
-                record.dateFinish = startEpoch
-                note(
-                    .unreadableValue, line: endProperty.lineNumber,
-                    "DTEND is before DTSTART; read as ending when it starts, the DTEND kept as written",
-                    lenient: true)
-                keep(endProperty)
+                swapped(
+                    endEpoch: placed.epoch, startEpoch: startEpoch, line: endProperty.lineNumber)
             }
         } else if let duration = first("DURATION") {
             record.dateFinish = add(duration, to: start, epoch: startEpoch, zone: zone)
@@ -206,6 +206,26 @@ extension ComponentReading {
         return (days == 0 ? epoch : local) + Int64(seconds)
     }
 
+    /// An end before the start (seen: times typed the wrong way round). A single event is
+    /// read as the time between the two, as recurring-ical-events and calendar apps read it,
+    /// and written back in order; a repeating one, whose rule, exceptions and changed
+    /// occurrences hang on DTSTART, keeps its start and lasts as long after it.
+    private mutating func swapped(endEpoch: Int64, startEpoch: Int64, line: Int?) {
+        let repeats = first("RRULE") != nil || first("RDATE") != nil
+        if repeats {
+            record.dateFinish = startEpoch + (startEpoch - endEpoch)
+        } else {
+            record.dateStart = endEpoch
+            record.dateFinish = startEpoch
+        }
+        note(
+            .unreadableValue, line: line,
+            repeats
+                ? "DTEND is before DTSTART; the repeating \(name) is read as lasting as long after DTSTART"
+                : "DTEND is before DTSTART; read as the time between them, as other readers do, and written back in order",
+            lenient: true)
+    }
+
     /// A to-do's `DUE`.
     private mutating func due(_ zones: ZoneResolver) {
         guard kind == .todo, let dueProperty = first("DUE"),
@@ -253,6 +273,25 @@ extension ComponentReading {
         if range == "THISANDFUTURE" {
             record.thisAndFuture = true
             reproduced.insert("RANGE")
+        }
+        if record.allDay, !value.isDate, let zone = placed.zone.flatMap(zones.zone(named:)),
+            case let local = zone.local(placed.epoch), local.hour == 0, local.minute == 0,
+            local.second == 0
+        {
+            // Outlook names an occurrence of an all-day series by its local midnight: that
+            // is the date (RFC 5545 §3.8.4.4 wants DTSTART's type), as recurring-ical-events
+            // and the apps match it, and so it is written back.
+            let date = DateTimeValue(
+                year: local.year, month: local.month, day: local.day, isDate: true,
+                zone: .floating)
+            record.recurrenceID = date.epochAsUTC
+            reproduced.insert("TZID")
+            keepParameters(of: property, except: reproduced)
+            note(
+                .repairedValue, line: property.lineNumber,
+                "RECURRENCE-ID is the local midnight of an all-day occurrence; read as the date \(String(format: "%04d-%02d-%02d", local.year, local.month, local.day)), the type of DTSTART"
+            )
+            return
         }
         keepParameters(of: property, except: reproduced)
         keepValueType(value, of: property.name)

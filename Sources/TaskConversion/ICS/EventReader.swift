@@ -20,6 +20,13 @@ public final class EventReader {
     public var extraction: AttachmentExtraction?
     /// Notes about readings chosen become errors.
     public var strict = false
+    /// A component that cannot become a record is kept with the calendar as written (the
+    /// notes say so; under ``strict`` it is an error); otherwise it is left out.
+    public var keepsLeftOut = false
+    /// The `BEGIN` lines of components whose `DTSTAMP` is kept in `ical_extra` and written
+    /// back: a revision chosen over others by it (``ICalendar/Revisions``) must be chosen
+    /// again when the written file is read, beside the others kept as written.
+    public var keepsStampOf: Set<Int> = []
 
     /// Creates a reader.
     public init(uidScheme: UIDScheme = UIDScheme(), extraction: AttachmentExtraction? = nil) {
@@ -43,7 +50,7 @@ public final class EventReader {
 
     /// The record of `component`, with the zones of its input.
     func read(_ component: Component, zones: ZoneResolver) -> Outcome {
-        if readsPlainEvents, let record = readPlain(component) {
+        if readsPlainEvents, !keepsStamp(of: component), let record = readPlain(component) {
             return Outcome(record: record)
         }
         var reading = ComponentReading(component: component, reader: self)
@@ -75,6 +82,10 @@ public final class EventReader {
 }
 
 extension EventReader {
+    func keepsStamp(of component: Component) -> Bool {
+        !keepsStampOf.isEmpty && keepsStampOf.contains(component.lineNumber ?? 0)
+    }
+
     /// The record of a plain event, exactly as the steps below read it, or `nil` when the
     /// event is not plain or one of the steps would say something about it (a note, a
     /// fresh name, a time it reads its own way): those are read step by step.
@@ -215,7 +226,11 @@ struct ComponentReading {
         skipped = true
         note(
             .componentSkipped, line: line,
-            also ? "and \(message)" : "the \(name) of line \(self.line) is left out: \(message)",
+            also
+                ? "and \(message)"
+                : reader.keepsLeftOut && !reader.strict
+                    ? "the \(name) of line \(self.line) cannot become a record; kept with the calendar as written: \(message)"
+                    : "the \(name) of line \(self.line) is left out: \(message)",
             lenient: true)
     }
 

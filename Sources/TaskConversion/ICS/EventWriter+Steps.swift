@@ -46,8 +46,9 @@ struct ComponentWriting {
         let keptText = keptParameters ?? record.icalParameters
         // Most records keep none: no name hashed for nothing.
         if !keptText.isEmpty, let text = keptText[name], let kept = ParameterText.parse(text) {
-            // VALUE is written by libical from the value itself.
-            let present = Set(all.map(\.name)).union(["VALUE"])
+            // VALUE is written by libical from the value itself; a skipped wall-clock time
+            // is the value's (``SkippedWallTime``).
+            let present = Set(all.map(\.name)).union(["VALUE", SkippedWallTime.parameter])
             all += kept.filter { !present.contains($0.name) }
         }
         component.addProperty(name, value, parameters: all)
@@ -58,7 +59,13 @@ struct ComponentWriting {
 
     mutating func identity() {
         add("UID", .text(record.uid ?? writer.uidScheme.uid(for: record.id)))
-        add("DTSTAMP", .dateTime(DateTimeValue(utcEpoch: writer.timestamp)))
+        // A DTSTAMP the record keeps (a revision chosen by it) is written as kept.
+        let keepsStamp = record.icalExtra.contains {
+            $0.uppercased().hasPrefix("DTSTAMP:") || $0.uppercased().hasPrefix("DTSTAMP;")
+        }
+        if !keepsStamp {
+            add("DTSTAMP", .dateTime(DateTimeValue(utcEpoch: writer.timestamp)))
+        }
     }
 
     // MARK: - Times
@@ -102,7 +109,8 @@ struct ComponentWriting {
                 parameters: record.thisAndFuture ? [Parameter("RANGE", "THISANDFUTURE")] : [])
         }
         if !record.unscheduled {
-            add("DTSTART", .dateTime(time(record.dateStart, for: "DTSTART")))
+            let written = zone.flatMap { SkippedWallTime.start(of: record, in: $0) }
+            add("DTSTART", .dateTime(written ?? time(record.dateStart, for: "DTSTART")))
         }
         switch record.kind {
         case .todo:

@@ -12,24 +12,37 @@ final class ICSRecordSource: RecordSource {
     var warnings: [Diagnostic] { digest.warnings }
     var calendar: CalendarInfo { digest.calendar }
 
+    /// Standard input, copied to a file so that it can be read twice (for ``Revisions``).
+    private let spooled: SpooledInput?
+
     init(path: String, options: ReadOptions) throws(Diagnostic) {
         self.path = path
+        spooled = path == "-" && !options.readsEveryRevision ? try SpooledInput() : nil
+        let file = spooled?.path ?? path
         do {
-            reader = try ICalendarReader(path: path)
+            reader = try ICalendarReader(path: file)
         } catch {
             throw openFailure(path, error)
         }
+        let revisions =
+            options.readsEveryRevision || file == "-"
+            ? Revisions() : ((try? LineSource(path: file)).map(Revisions.scan) ?? Revisions())
         digest = ICSDigest(
-            path: path, reader: reader, options: options,
-            lookahead: path == "-" ? nil : ICSLookahead.zones(in: path))
+            path: path, reader: reader, options: options, revisions: revisions,
+            lookahead: file == "-" ? nil : ICSLookahead.zones(in: file))
+        ICSDigest.revisionWarnings(revisions, path: path).forEach(digest.warn)
     }
 
     init(bytes: [UInt8], name: String, options: ReadOptions) {
         path = name
+        spooled = nil
         reader = ICalendarReader(bytes: bytes)
         digest = ICSDigest(
             path: name, reader: reader, options: options,
+            revisions: options.readsEveryRevision
+                ? Revisions() : Revisions.scan(LineSource(bytes: bytes)),
             lookahead: { ICSLookahead.zones(of: LineSource(bytes: bytes)) })
+        ICSDigest.revisionWarnings(digest.revisions, path: name).forEach(digest.warn)
     }
 
     func next() throws(Diagnostic) -> SourceItem? {
@@ -77,15 +90,22 @@ final class ICSDigest {
     private var cachedCalendar: (made: (Int, Int, Int), info: CalendarInfo)?
     private var seenWarnings = Set<String>()
 
+    /// The revisions of the input: the superseded ones are kept whole with the calendar.
+    let revisions: Revisions
+
     init(
-        path: String, reader: ICalendarReader, options: ReadOptions,
+        path: String, reader: ICalendarReader, options: ReadOptions, revisions: Revisions,
         lookahead: (@Sendable () -> [UInt8]?)?
     ) {
         self.path = path
         self.reader = reader
+        self.revisions = revisions
+        reader.keptWhole = revisions.superseded
         reader.interpretedProperties = RecordMapping.interpreted
         reader.strict = options.strict
         events = EventReader(uidScheme: options.uidScheme, extraction: options.extraction)
+        events.keepsLeftOut = true
+        events.keepsStampOf = Set(revisions.groups.map(\.chosen.line))
         events.strict = options.strict
         events.readsPlainEvents = options.readsPlainEvents
         zones = ZoneResolver(chosenZone: options.floatingZone, reader: reader, lookahead: lookahead)
@@ -142,7 +162,9 @@ final class ICSDigest {
         }
         switch item {
         case .verbatim(let raw):
-            keptComponents.append(raw.text)
+            keptComponents.append(writable(raw))
+            // A superseded revision: said once for its UID (``revisionWarnings``).
+            guard !revisions.superseded.contains(raw.line) else { return nil }
             warn(
                 Diagnostic(
                     .warning, Location(file: path, line: raw.line),
@@ -165,60 +187,137 @@ final class ICSDigest {
                         code: $0.kind.code)
                 })
         case .component(let component):
-            guard [.event, .todo, .journal].contains(component.kind) else {
-                if let text = try? Component.verbatim(component.serialized()) {
-                    keptComponents.append(text.serialized())
-                }
-                warn(
-                    Diagnostic(
-                        .warning, Location(file: path, line: component.lineNumber),
-                        "\(component.kind) has no place among the records; kept with the calendar",
-                        code: .notConverted))
-                return nil
+            return digest(component)
+        }
+    }
+
+    /// The source item for an event, to-do or journal entry; other components are kept with
+    /// the calendar.
+    private func digest(_ component: Component) -> SourceItem? {
+        guard [.event, .todo, .journal].contains(component.kind) else {
+            if let text = try? Component.verbatim(component.serialized()) {
+                keptComponents.append(text.serialized())
             }
-            let outcome = events.read(component, zones: zones)
-            for note in outcome.notes {
-                warn(
+            warn(
+                Diagnostic(
+                    .warning, Location(file: path, line: component.lineNumber),
+                    "\(component.kind) has no place among the records; kept with the calendar",
+                    code: .notConverted))
+            return nil
+        }
+        let outcome = events.read(component, zones: zones)
+        for note in outcome.notes {
+            warn(
+                Diagnostic(
+                    .warning, Location(file: path, line: note.line ?? component.lineNumber),
+                    note.message, code: note.code))
+        }
+        if !outcome.errors.isEmpty {
+            return .failed(
+                outcome.errors.map {
                     Diagnostic(
-                        .warning, Location(file: path, line: note.line ?? component.lineNumber),
-                        note.message, code: note.code))
+                        .error, Location(file: path, line: $0.line ?? component.lineNumber),
+                        $0.message, code: $0.code)
+                })
+        }
+        guard let record = outcome.record else {
+            keepAsWritten(component)
+            return nil
+        }
+        // The rules do not look at ids; a placeholder stands in for one given later (in a
+        // copy: setting the id of a record the outcome still shares copies its fields).
+        let problems: [Problem]
+        if record.id == IDAllocator.unassigned {
+            var placeholder = record
+            placeholder.id = 1
+            problems = placeholder.problems
+        } else {
+            problems = record.problems
+        }
+        guard problems.isEmpty else {
+            // A component whose reading breaks the task format's rules cannot become a
+            // record: left out (refused under --strict), the rest of the file converts.
+            let diagnostics = problems.map {
+                Diagnostic(
+                    events.strict ? .error : .warning,
+                    Location(file: path, line: component.lineNumber, field: $0.field),
+                    events.strict
+                        ? $0.message
+                        : "the \(component.kind) of line \(component.lineNumber ?? 0) cannot become a record; kept with the calendar as written: \($0.message)",
+                    code: .componentSkipped)
             }
-            if !outcome.errors.isEmpty {
-                return .failed(
-                    outcome.errors.map {
+            if events.strict { return .failed(diagnostics) }
+            diagnostics.forEach(warn)
+            keepAsWritten(component)
+            return nil
+        }
+        return .record(record, Location(file: path, line: component.lineNumber))
+
+    }
+
+    /// Keeps a component that cannot become a record with the calendar, as the file had it,
+    /// so that the calendar written back still has it.
+    private func keepAsWritten(_ component: Component) {
+        if let raw = component.asWritten, (try? Component.verbatim(raw.text)) != nil {
+            keptComponents.append(raw.text)
+        } else if let raw = component.asWritten {
+            // A line as written that cannot be written back (a parameter value with a bare
+            // `;`): libical's reading of the lines is written instead.
+            let libicals = component.serialized()
+            guard (try? Component.verbatim(libicals)) != nil else {
+                keptComponents.append(writable(raw))
+                return
+            }
+            for line in raw.lines {
+                do throws(ICalendarError) {
+                    _ = try line.lexed()
+                } catch {
+                    warn(
                         Diagnostic(
-                            .error, Location(file: path, line: $0.line ?? component.lineNumber),
-                            $0.message, code: $0.code)
-                    })
-            }
-            guard let record = outcome.record else { return nil }
-            // The rules do not look at ids; a placeholder stands in for one given later (in a
-            // copy: setting the id of a record the outcome still shares copies its fields).
-            let problems: [Problem]
-            if record.id == IDAllocator.unassigned {
-                var placeholder = record
-                placeholder.id = 1
-                problems = placeholder.problems
-            } else {
-                problems = record.problems
-            }
-            guard problems.isEmpty else {
-                // A component whose reading breaks the task format's rules cannot become a
-                // record: left out (refused under --strict), the rest of the file converts.
-                let diagnostics = problems.map {
-                    Diagnostic(
-                        events.strict ? .error : .warning,
-                        Location(file: path, line: component.lineNumber, field: $0.field),
-                        events.strict
-                            ? $0.message
-                            : "the \(component.kind) of line \(component.lineNumber ?? 0) is left out: \($0.message)",
-                        code: .componentSkipped)
+                            .warning, Location(file: path, line: line.line),
+                            "this line of the \(raw.name) kept with the calendar cannot be written back as it is (\(error.message)); written as libical reads it",
+                            code: .malformedLine))
                 }
-                if events.strict { return .failed(diagnostics) }
-                diagnostics.forEach(warn)
-                return nil
             }
-            return .record(record, Location(file: path, line: component.lineNumber))
+            keptComponents.append(libicals)
+        } else {
+            keptComponents.append(component.serialized())
+        }
+    }
+
+    /// The text of `raw`, without the lines that cannot be written back as they are (each
+    /// said in a warning): the calendar written from it must not fail on them.
+    private func writable(_ raw: RawComponent) -> String {
+        guard (try? Component.verbatim(raw.text)) == nil else { return raw.text }
+        var kept = raw
+        kept.lines = raw.lines.filter { line in
+            do throws(ICalendarError) {
+                _ = try line.lexed()
+                return true
+            } catch {
+                warn(
+                    Diagnostic(
+                        .warning, Location(file: path, line: line.line),
+                        "this line of the \(raw.name) kept with the calendar cannot be written back as it is (\(error.message)); left out",
+                        code: .malformedLine))
+                return false
+            }
+        }
+        return kept.text
+    }
+
+    /// One warning for each UID with several revisions: which is the event, which are kept.
+    static func revisionWarnings(_ revisions: Revisions, path: String) -> [Diagnostic] {
+        revisions.groups.map { group in
+            let which = group.recurrenceID.map { "\(group.uid), RECURRENCE-ID\($0)" } ?? group.uid
+            let lines = group.superseded.map { String($0.line) }.joined(separator: ", ")
+            let chosen =
+                "SEQUENCE \(group.chosen.sequence)"
+                + (group.chosen.stamp.isEmpty ? "" : ", DTSTAMP \(group.chosen.stamp)")
+            return Diagnostic(
+                .warning, Location(file: path, line: group.chosen.line),
+                "UID \(which) has \(group.superseded.count + 1) revisions: this one (\(chosen)) is the event, as the highest SEQUENCE, then the latest DTSTAMP, is (RFC 5546 §2.1.5); the rest (line \(lines)) are kept with the calendar as written (--revisions all reads each as an event)",
+                code: .revisions)
         }
     }
 

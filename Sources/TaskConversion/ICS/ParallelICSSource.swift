@@ -45,6 +45,8 @@ final class ParallelICSSource: RecordSource {
     private var keptDefinitions: [String: String] = [:]
     private var keptComponents: [String] = []
     private let lookahead: @Sendable () -> [UInt8]?
+    /// The file's revisions (``Revisions``), found before it is split.
+    private var revisions = Revisions()
 
     /// ``calendar`` as last made, and the sizes of what it was made from.
     private var cachedCalendar: (made: (Int, Int, Int), info: CalendarInfo)?
@@ -84,6 +86,10 @@ final class ParallelICSSource: RecordSource {
         } catch {
             throw Diagnostic(.error, Location(file: path), error.message)
         }
+        revisions =
+            options.readsEveryRevision
+            ? Revisions() : ((try? LineSource(path: path)).map(Revisions.scan) ?? Revisions())
+        ICSDigest.revisionWarnings(revisions, path: path).forEach(warn)
     }
 
     /// A round being parsed in the background.
@@ -479,9 +485,12 @@ final class ParallelICSSource: RecordSource {
         let path = self.path
         let options = self.options
         let lookahead = self.lookahead
+        let revisions = self.revisions
         for (index, batch) in batches.enumerated() {
             DispatchQueue.global().async(group: flight.group) {
-                let result = Self.parse(batch, path: path, options: options, lookahead: lookahead)
+                let result = Self.parse(
+                    batch, path: path, options: options, revisions: revisions,
+                    lookahead: lookahead)
                 flight.results.withLock { $0[index] = result }
             }
         }
@@ -528,13 +537,15 @@ final class ParallelICSSource: RecordSource {
     }
 
     private static func parse(
-        _ batch: Batch, path: String, options: ReadOptions,
+        _ batch: Batch, path: String, options: ReadOptions, revisions: Revisions,
         lookahead: @escaping @Sendable () -> [UInt8]?
     ) -> BatchResult {
         var result = BatchResult()
         let reader = ICalendarReader(bytes: batch.bytes, firstLine: batch.firstLine)
         reader.requiresCalendar = false
-        let digest = ICSDigest(path: path, reader: reader, options: options, lookahead: lookahead)
+        let digest = ICSDigest(
+            path: path, reader: reader, options: options, revisions: revisions,
+            lookahead: lookahead)
         do {
             if !batch.zones.isEmpty { try reader.addTimeZones(from: batch.zones) }
         } catch {

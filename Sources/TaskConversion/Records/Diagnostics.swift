@@ -122,6 +122,8 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let noUID = Self(rawValue: "no-uid")
     /// Two components with one `UID` and no `RECURRENCE-ID`: the second gets its own id.
     public static let duplicateUID = Self(rawValue: "duplicate-uid")
+    /// Revisions of one `UID`: the newest is the event, the others are kept with the calendar.
+    public static let revisions = Self(rawValue: "revisions")
     /// A property with no value (`RRULE:`): it says nothing and is left out.
     public static let emptyValue = Self(rawValue: "empty-value")
     /// A component the task format has no records for, kept at the calendar level.

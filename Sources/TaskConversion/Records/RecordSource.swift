@@ -54,6 +54,9 @@ public struct ReadOptions: Sendable {
     /// Readings chosen for unclear input (unknown zones, unreadable values, components left
     /// out) are errors instead of warnings (`--strict`).
     public var strict = false
+    /// Every revision of a UID read as an event of its own (`--revisions all`), instead of
+    /// the newest alone with the others kept with the calendar (``Revisions``).
+    public var readsEveryRevision = false
     /// Plain events are read in one pass (``EventReader/readsPlainEvents``); the tests turn
     /// it off to compare.
     var readsPlainEvents = true

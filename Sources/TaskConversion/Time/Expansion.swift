@@ -64,22 +64,37 @@ public struct Expansion: Sendable {
         var changed: [String: Set<Int64>] = [:]
         // Changes of this and every later occurrence (RANGE=THISANDFUTURE), by series.
         var future: [String: [TaskRecord]] = [:]
-        for (record, _) in items {
-            if let recurrenceID = record.recurrenceID {
-                changed[key(record), default: []].insert(recurrenceID)
-                if record.thisAndFuture && record.recurrence == nil {
-                    future[key(record), default: []].append(record)
-                }
+        // The series, by key: what decides whether a changed occurrence still stands.
+        var series: [String: TaskRecord] = [:]
+        for (record, _) in items where record.repeats {
+            series[key(record)] = record
+        }
+        var superseded: Set<Int> = []
+        for (index, (record, _)) in items.enumerated() {
+            guard let recurrenceID = record.recurrenceID else { continue }
+            if isSuperseded(record, by: series[key(record)]) {
+                superseded.insert(index)
+                continue
+            }
+            changed[key(record), default: []].insert(recurrenceID)
+            if record.thisAndFuture && record.recurrence == nil {
+                future[key(record), default: []].append(record)
             }
         }
         var expanded = 0
         var work = RecurrenceRule.Work(limit * Self.stepsPerOccurrence)
         var leftOut: [TaskRecord] = []
         var stopped: RecurrenceRule.Cut?
-        for (record, tag) in items {
-            guard record.recurrence != nil else {
-                if record.unscheduled || inWindow(record.dateStart, record.dateFinish) {
-                    result.append((record, tag))
+        for (index, (record, tag)) in items.enumerated() {
+            // A changed occurrence is one occurrence, never a series of its own: not when it
+            // carries its series' RRULE, not when its series is not in the input.
+            guard record.repeats else {
+                if !superseded.contains(index),
+                    record.unscheduled || inWindow(record.dateStart, record.dateFinish)
+                {
+                    var single = record
+                    single.recurrence = nil
+                    result.append((single, tag))
                 }
                 continue
             }
@@ -201,7 +216,7 @@ public struct Expansion: Sendable {
         public mutating func include(_ record: TaskRecord) {
             guard !record.unscheduled else { return }
             first = min(first ?? record.dateStart, record.dateStart)
-            let end = record.recurrence == nil ? record.dateFinish : record.dateStart
+            let end = record.repeats ? record.dateStart : record.dateFinish
             last = max(last ?? end, end)
         }
 
@@ -241,44 +256,52 @@ public struct Expansion: Sendable {
     private func occurrences(
         of record: TaskRecord, limit: Int, work: inout RecurrenceRule.Work
     ) throws(ICalendarError) -> ([TaskRecord], cut: RecurrenceRule.Cut?) {
-        guard let recurrence = record.recurrence, !record.unscheduled else {
-            return ([record], nil)
+        let verbatim = VerbatimRecurrence(record, zones: zones)
+        guard record.recurrence != nil || !verbatim.isEmpty, !record.unscheduled else {
+            // No repeat it can read (a period that is no period): the record alone.
+            return (
+                record.unscheduled || inWindow(record.dateStart, record.dateFinish) ? [record] : [],
+                nil
+            )
         }
+        let recurrence = record.recurrence ?? Recurrence(rule: nil, exdates: [], rdates: [])
         let length = record.dateFinish - record.dateStart
-        // An occurrence that starts before the window may still reach into it.
-        let lower = window.lowerBound == Int64.min ? window.lowerBound : window.lowerBound - length
+        // An occurrence that starts before the window may still reach into it (a period as
+        // long as the longest).
+        let longest = max(length, verbatim.periods.map { $0.finish - $0.start }.max() ?? 0)
+        let lower = window.lowerBound == Int64.min ? window.lowerBound : window.lowerBound - longest
         let search = min(lower, window.upperBound)..<window.upperBound
-        var starts: [Int64] = []
+        var starts: Set<Int64> = []
         var cut: RecurrenceRule.Cut?
-        if let rule = recurrence.rule {
-            let start: DateTimeValue
-            var zone: CalendarZone?
-            if record.allDay {
-                var value = DateTimeValue(utcEpoch: record.dateStart)
-                value.isDate = true
-                value.zone = .floating
-                start = value
-            } else if let found = record.timeZone.flatMap(zones.zone(named:)) {
-                // Repeats step in the entry's own zone (floating ones in the zone read in).
-                zone = found
-                start = found.local(record.dateStart)
-            } else {
-                start = DateTimeValue(utcEpoch: record.dateStart)
-            }
-            (starts, cut) = try RecurrenceRule.occurrences(
-                of: rule, start: start, zone: zone, in: search, limit: limit, work: &work)
-        } else if search.contains(record.dateStart) {
-            starts = [record.dateStart]
+        for rule in (recurrence.rule.map { [$0] } ?? []) + verbatim.rules {
+            let (found, stopped) = try ruleStarts(
+                rule, of: record, in: search, limit: limit, work: &work)
+            starts.formUnion(found)
+            cut = cut ?? stopped
         }
-        let excluded = Set(recurrence.exdates)
-        var all = Set(starts).union(recurrence.rdates.filter { search.contains($0) })
-        all.subtract(excluded)
+        if recurrence.rule == nil && verbatim.rules.isEmpty && search.contains(record.dateStart) {
+            starts.insert(record.dateStart)
+        }
+        for rule in verbatim.exceptionRules {
+            // DTSTART always counts (RFC 5545 §3.8.5.3), whatever an EXRULE gives.
+            let (found, _) = try ruleStarts(rule, of: record, in: search, limit: limit, work: &work)
+            starts.subtract(found.filter { $0 != record.dateStart })
+        }
+        var ends: [Int64: Int64] = [:]
+        for period in verbatim.periods where search.contains(period.start) {
+            starts.insert(period.start)
+            ends[period.start] = period.finish
+        }
+        starts.formUnion(recurrence.rdates.filter { search.contains($0) })
+        starts.subtract(recurrence.exdates)
         var result: [TaskRecord] = []
-        let sorted = all.sorted()
-        for start in sorted where inWindow(start, start + length) {
+        let sorted = starts.sorted()
+        for start in sorted {
+            let finish = ends[start] ?? start + length
+            guard inWindow(start, finish) else { continue }
             var occurrence = record
             occurrence.dateStart = start
-            occurrence.dateFinish = start + length
+            occurrence.dateFinish = finish
             occurrence.recurrence = nil
             occurrence.recurrenceID = start
             result.append(occurrence)
@@ -289,6 +312,30 @@ public struct Expansion: Sendable {
             }
         }
         return (result, cut)
+    }
+
+    /// The starts one rule of `record` gives in `search`, stepping in the record's zone (a
+    /// date's rule in dates).
+    private func ruleStarts(
+        _ rule: String, of record: TaskRecord, in search: Range<Int64>, limit: Int,
+        work: inout RecurrenceRule.Work
+    ) throws(ICalendarError) -> ([Int64], RecurrenceRule.Cut?) {
+        let start: DateTimeValue
+        var zone: CalendarZone?
+        if record.allDay {
+            var value = DateTimeValue(utcEpoch: record.dateStart)
+            value.isDate = true
+            value.zone = .floating
+            start = value
+        } else if let found = record.timeZone.flatMap(zones.zone(named:)) {
+            // Repeats step in the entry's own zone (floating ones in the zone read in).
+            zone = found
+            start = SkippedWallTime.start(of: record, in: found) ?? found.local(record.dateStart)
+        } else {
+            start = DateTimeValue(utcEpoch: record.dateStart)
+        }
+        return try RecurrenceRule.occurrences(
+            of: rule, start: start, zone: zone, in: search, limit: limit, work: &work)
     }
 
     /// An occurrence as the latest change of this and every later occurrence before it
@@ -305,6 +352,34 @@ public struct Expansion: Sendable {
         changed.recurrenceID = original
         changed.thisAndFuture = false
         return changed
+    }
+
+    /// Whether the changed occurrence `change` no longer stands, as calendar apps and
+    /// recurring-ical-events read it: its series excludes its occurrence (`EXDATE`), or it
+    /// carries a rule of an older revision (a lower `SEQUENCE`) and the series no longer has
+    /// its occurrence.
+    private func isSuperseded(_ change: TaskRecord, by series: TaskRecord?) -> Bool {
+        guard let series, let recurrenceID = change.recurrenceID,
+            let recurrence = series.recurrence
+        else { return false }
+        if recurrence.exdates.contains(recurrenceID) { return true }
+        guard change.recurrence != nil, Self.sequence(of: change) < Self.sequence(of: series)
+        else { return false }
+        var probe = self
+        probe.window = recurrenceID..<(recurrenceID + 1)
+        var work = RecurrenceRule.Work(Self.stepsPerOccurrence * 1_000)
+        guard let (occurrences, _) = try? probe.occurrences(of: series, limit: 1_000, work: &work)
+        else { return false }
+        return !occurrences.contains { $0.recurrenceID == recurrenceID }
+    }
+
+    /// A record's `SEQUENCE` (RFC 5545 §3.8.7.4), 0 when it has none.
+    static func sequence(of record: TaskRecord) -> Int {
+        for line in record.icalExtra where line.utf8.count > 9 {
+            let head = line.prefix(9).uppercased()
+            if head == "SEQUENCE:" { return Int(line.dropFirst(9)) ?? 0 }
+        }
+        return 0
     }
 
     private func inWindow(_ start: Int64, _ finish: Int64) -> Bool {
