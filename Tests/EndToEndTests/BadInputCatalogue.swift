@@ -537,20 +537,24 @@ private let icsWarned: [CatalogueCase] =
         warned(
             "ics: a DTSTART in the year 10000",
             ics("DTSTART:20240101T100000Z", "DTSTART:100000101T100000Z"),
-            "a.ics:7: the VEVENT of line 4 is left out: its DTSTART cannot be read"),
+            "a.ics:7: the VEVENT of line 4 cannot become a record; kept with the calendar as written: its DTSTART cannot be read"
+        ),
         warned(
             "ics: a DTSTART in month 13",
             ics("DTSTART:20240101T100000Z", "DTSTART:20241301T100000Z"),
-            "a.ics:7: the VEVENT of line 4 is left out: DTSTART: month 13 is out of range 1–12"),
+            "a.ics:7: the VEVENT of line 4 cannot become a record; kept with the calendar as written: DTSTART: month 13 is out of range 1–12"
+        ),
         warned(
             "ics: February 30", ics("DTSTART:20240101T100000Z", "DTSTART:20240230T100000Z"),
-            "a.ics:7: the VEVENT of line 4 is left out: DTSTART: day 30 does not exist in 2024-02"),
+            "a.ics:7: the VEVENT of line 4 cannot become a record; kept with the calendar as written: DTSTART: day 30 does not exist in 2024-02"
+        ),
         warned(
             "ics: a DTSTART in words", ics("DTSTART:20240101T100000Z", "DTSTART:soon"),
-            "a.ics:7: the VEVENT of line 4 is left out: its DTSTART cannot be read"),
+            "a.ics:7: the VEVENT of line 4 cannot become a record; kept with the calendar as written: its DTSTART cannot be read"
+        ),
         warned(
             "ics: DTEND before DTSTART", ics("DTEND:20240101T110000Z", "DTEND:20240101T090000Z"),
-            "a.ics:8: DTEND is before DTSTART; read as ending when it starts"),
+            "a.ics:8: DTEND is before DTSTART; read as the time between them"),
         warned(
             "ics: an unknown TZID",
             ics("DTSTART:20240101T100000Z", "DTSTART;TZID=Mars/Olympus:20240101T100000"),
@@ -606,13 +610,15 @@ private let icsWarned: [CatalogueCase] =
             "a.ics:10: END:VTODO closes BEGIN:VEVENT of line 4; read as END:VEVENT"),
         warned(
             "ics: a VEVENT without DTSTART", ics("DTSTART:20240101T100000Z\r\n", ""),
-            "a.ics:4: the VEVENT of line 4 is left out: it has no DTSTART"),
+            "a.ics:4: the VEVENT of line 4 cannot become a record; kept with the calendar as written: it has no DTSTART"
+        ),
         warned(
             "ics: two DTSTARTs", ics("SUMMARY:s\r\nDTSTART:20240102T100000Z"),
             "a.ics:10: a second DTSTART in one VEVENT was left out"),
         warned(
             "ics: a DURATION in words", ics("DTEND:20240101T110000Z", "DURATION:one hour"),
-            "a.ics:8: the VEVENT of line 4 is left out: its DURATION cannot be read"),
+            "a.ics:8: the VEVENT of line 4 cannot become a record; kept with the calendar as written: its DURATION cannot be read"
+        ),
         warned(
             "ics: a VTIMEZONE without observances",
             head + "BEGIN:VTIMEZONE\r\nTZID:Empty\r\nEND:VTIMEZONE\r\n"
@@ -631,7 +637,8 @@ private let icsWarned: [CatalogueCase] =
         ),
         warned(
             "ics: a RECURRENCE-ID in words", ics("SUMMARY:s\r\nRECURRENCE-ID:first"),
-            "a.ics:10: the VEVENT of line 4 is left out: its RECURRENCE-ID cannot be read"),
+            "a.ics:10: the VEVENT of line 4 cannot become a record; kept with the calendar as written: its RECURRENCE-ID cannot be read"
+        ),
         warned(
             "ics: an alarm without TRIGGER",
             ics("SUMMARY:s\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:d\r\nEND:VALARM"),

@@ -98,12 +98,16 @@ private let unclearInputs: [BadInput] = [
         "bad date", file: "a.ics",
         calendarStart + eventStart
             + "DTSTART:20241345T256199Z\r\nSUMMARY:s\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
-        expect: "a.ics:7: the VEVENT of line 4 is left out: DTSTART: month 13 is out of range"),
+        expect:
+            "a.ics:7: the VEVENT of line 4 cannot become a record; kept with the calendar as written: DTSTART: month 13 is out of range",
+        strict: "a.ics:7: the VEVENT of line 4 is left out: DTSTART: month 13 is out of range"),
     BadInput(
         "unparseable date", file: "a.ics",
         calendarStart + eventStart
             + "DTSTART:tomorrow\r\nSUMMARY:s\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
         expect:
+            "a.ics:7: the VEVENT of line 4 cannot become a record; kept with the calendar as written: its DTSTART cannot be read (Can't parse as DATE-TIME value in DTSTART property",
+        strict:
             "a.ics:7: the VEVENT of line 4 is left out: its DTSTART cannot be read (Can't parse as DATE-TIME value in DTSTART property"
     ),
     BadInput(
@@ -114,7 +118,9 @@ private let unclearInputs: [BadInput] = [
     BadInput(
         "no DTSTART", file: "a.ics",
         calendarStart + eventStart + "SUMMARY:s\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
-        expect: "a.ics:4: the VEVENT of line 4 is left out: it has no DTSTART"),
+        expect:
+            "a.ics:4: the VEVENT of line 4 cannot become a record; kept with the calendar as written: it has no DTSTART",
+        strict: "a.ics:4: the VEVENT of line 4 is left out: it has no DTSTART"),
     BadInput(
         "missing END", file: "a.ics", calendarStart + eventStart + "DTSTART:20240101T100000Z\r\n",
         expect: "a.ics:4: BEGIN:VEVENT has no END:VEVENT before the end of the file; left out",

@@ -183,7 +183,8 @@ struct JCalTests {
         #expect(lenient.status == 0, "\(lenient.stderr)")
         #expect(
             lenient.stderr.contains(
-                "warning: value.jcal: components[1]: the VEVENT of components[1] is left out"),
+                "warning: value.jcal: components[1]: the VEVENT of components[1] cannot become a record; kept with the calendar as written"
+            ),
             "\(lenient.stderr)")
         #expect(try Taskcal.recordList(lenient.stdout).count == 1)
         // Through the other commands, as any format.
