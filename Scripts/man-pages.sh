@@ -10,7 +10,9 @@
 # mdoc trips man-db and lintian:
 #   - NAME holds the page's own name (taskcal.diary.add), which whatis and man -k read
 #     (lexgrog cannot read a name with a space); the SYNOPSIS still shows the command as typed;
-#   - a blank line between paragraphs becomes .Pp (a blank line is an mdoc error).
+#   - a blank line between paragraphs becomes .Pp (a blank line is an mdoc error);
+#   - no hyphenation (groff mdoc's doc-hyphen-flags): a path or option broken at a hyphen
+#     cannot be copied.
 # Used by Scripts/install.sh and Scripts/build-deb.sh.
 set -euo pipefail
 generate=$1
@@ -38,6 +40,8 @@ for page in "$out"/*.1; do
         inName && /^\.Nm / { print ".Nm " name; next }
         inSynopsis && $0 == ".Nm" { print ".Nm \"" command "\""; inSynopsis = 0; next }
         /^$/ { print ".Pp"; next }
+        # No hyphenation: a path or an option broken at a hyphen cannot be copied.
+        /^\.Os/ { print; print ".nr doc-hyphen-flags 0"; next }
         { print }
     ' "$page" | perl -pe 's/UNICODE([0-9A-F]{4,6})END/\\[u$1]/g' | awk '
         # A line that starts with a space is an example: shown as it is written.

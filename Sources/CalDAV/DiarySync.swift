@@ -38,9 +38,24 @@ public struct SyncChange: Sendable, Equatable {
     public var uid: String
     /// The diary's id of the entry, when it has one.
     public var id: Int64?
+    /// The entry's name as it is after the change (a pulled entry's, the server's).
     public var name: String
+    /// Its name before, when the change renamed it.
+    public var previousName: String?
     /// Why, or what more there is to say.
     public var detail: String
+
+    public init(
+        kind: Kind, uid: String, id: Int64?, name: String, previousName: String? = nil,
+        detail: String
+    ) {
+        self.kind = kind
+        self.uid = uid
+        self.id = id
+        self.name = name
+        self.previousName = previousName
+        self.detail = detail
+    }
 }
 
 /// What a sync did.
@@ -353,8 +368,17 @@ public final class DiarySync {
         dryRun: Bool
     ) throws(CalDAVError) {
         func change(_ kind: SyncChange.Kind, _ detail: String, _ id: Int64? = nil) {
+            // A pulled entry is now the server's: named as it is, and as it was if renamed.
+            var now = name
+            var before: String?
+            if kind == .pulled, let theirs {
+                now = theirs.name
+                if let mine, mine.name != theirs.name { before = mine.name }
+            }
             report.changes.append(
-                SyncChange(kind: kind, uid: key, id: id ?? mine?.id, name: name, detail: detail))
+                SyncChange(
+                    kind: kind, uid: key, id: id ?? mine?.id, name: now, previousName: before,
+                    detail: detail))
         }
         switch action {
         case .none:

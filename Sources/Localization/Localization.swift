@@ -106,7 +106,7 @@ public enum Localization {
         for key in [
             "OVERVIEW:", "USAGE:", "ARGUMENTS:", "OPTIONS:", "SUBCOMMANDS:",
             "Show help information.",
-            "Show the version.", "(default:", "(values:", "Usage:", "Help:",
+            "Show the version.", "(default:", "(values:", "; default:", "Usage:", "Help:",
         ] {
             if let translated = catalog.exact[key] {
                 result = result.replacingOccurrences(of: key, with: translated)
@@ -115,6 +115,15 @@ public enum Localization {
             }
         }
         return result
+    }
+
+    /// Help as ArgumentParser printed it, fitted to the screen: the lines its translation made
+    /// longer and the usage lines it does not wrap, wrapped at the last space that fits.
+    /// Anything else (the command tree as JSON, a completion script) comes back unchanged.
+    public static func fittedToScreen(_ help: String) -> String {
+        let headings = ["OVERVIEW:", "USAGE:"].flatMap { [$0, catalog.exact[$0] ?? $0] }
+        guard headings.contains(where: help.hasPrefix) else { return help }
+        return HelpWrapping.fitted(help, width: HelpWrapping.terminalWidth)
     }
 
     // MARK: - Matching

@@ -57,10 +57,10 @@ struct CalDAVCommand: ParsableCommand {
         abstract: tr("Put records on a CalDAV server, get them back, list its calendars."),
         discussion: tr(
             """
-            CalDAV (RFC 4791) is how Nextcloud, Fastmail, iCloud, Radicale, SOGo and
-            Baïkal share calendars. The address is https://HOST/PATH: a calendar's, or a
-            server's root or a user's home, where ls finds the calendars (RFC 6764
-            discovery). Plain http:// only to this machine, unless --allow-http.
+            CalDAV (RFC 4791) is how Nextcloud, Fastmail, iCloud, Radicale, SOGo and Baïkal share \
+            calendars. The address is https://HOST/PATH: a calendar's, or a server's root or a \
+            user's home, where ls finds the calendars (RFC 6764 discovery). Plain http:// only to \
+            this machine, unless --allow-http.
 
             The password never goes on the command line. It comes from, in turn:
               TASKCAL_CALDAV_PASSWORD_FILE  a file whose first line is the password
@@ -74,8 +74,10 @@ struct CalDAVCommand: ParsableCommand {
 
             Examples:
               taskcal caldav ls https://anna@cloud.example.org/remote.php/dav/
-              taskcal caldav push tasks.json https://cloud.example.org/…/calendars/anna/work/
-              taskcal caldav pull https://…/work/ -o work.ics --from 2026-12-01 --to 2027-01-01
+              taskcal caldav push tasks.json \\
+                  https://cloud.example.org/…/calendars/anna/work/
+              taskcal caldav pull https://…/work/ -o work.ics \\
+                  --from 2026-12-01 --to 2027-01-01
               taskcal diary sync https://…/work/        (the diary both ways)
             """),
         subcommands: [List.self, Push.self, Pull.self, MakeCalendar.self])
@@ -147,14 +149,14 @@ struct CalDAVCommand: ParsableCommand {
             abstract: tr("Upload task files to a calendar: one calendar object per UID."),
             discussion: tr(
                 """
-                Every record (from JSON, NDJSON, .ics, jCal or JSCalendar) goes to the
-                calendar as a calendar object named after its UID: a repeating event with its
-                changed occurrences is one object, each subtask its own. A new object is
-                written only if nothing is there yet (If-None-Match: *), a known one only if
-                it is still as listed (If-Match: its ETag): an object changed on the server
-                meanwhile is not overwritten, and said. Nothing is sent if any input is
-                invalid. The same file pushed again updates its objects (UIDs come from the
-                file's name, or --uid-namespace).
+                Every record (from JSON, NDJSON, .ics, jCal or JSCalendar) goes to the calendar as \
+                a calendar object named after its UID: a repeating event with its changed \
+                occurrences is one object, each subtask its own. A new object is written only if \
+                nothing is there yet (If-None-Match: *), a known one only if it is still as listed \
+                (If-Match: its ETag): an object changed on the server meanwhile is not \
+                overwritten, and said. Nothing is sent if any input is invalid. The same file \
+                pushed again updates its objects (UIDs come from the file's name, or \
+                --uid-namespace).
                 """))
         @OptionGroup var server: ServerOptions
         @Argument(help: .tr("Task files, then the calendar's address.")) var arguments: [String]
@@ -256,11 +258,10 @@ struct CalDAVCommand: ParsableCommand {
             abstract: tr("Download a calendar into a file of any format taskcal writes."),
             discussion: tr(
                 """
-                Reads the calendar's objects (REPORT calendar-query; with --from/--to, the
-                events and to-dos that touch the window) and writes them, in the server's
-                order, as -o's name says: .json, .ndjson, .ics, .jcal or .jscal.json.
-                Subtasks, kept apart on the server, come back inside their to-dos. The file
-                appears whole or not at all.
+                Reads the calendar's objects (REPORT calendar-query; with --from/--to, the events \
+                and to-dos that touch the window) and writes them, in the server's order, as -o's \
+                name says: .json, .ndjson, .ics, .jcal or .jscal.json. Subtasks, kept apart on the \
+                server, come back inside their to-dos. The file appears whole or not at all.
                 """))
         @OptionGroup var server: ServerOptions
         @Argument(help: .tr("The calendar's address.")) var url: String

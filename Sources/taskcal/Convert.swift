@@ -30,10 +30,10 @@ struct Convert: ParsableCommand {
             "Convert between JSON, NDJSON, iCalendar (.ics), jCal (.jcal) and JSCalendar."),
         discussion: tr(
             """
-            Formats come from the file extensions (.json, .ndjson/.jsonl, .ics, .jcal, .jscal.json); use \
-            --from and --to for standard input and output (-). Records keep their order. \
-            Nothing is written unless the whole input is valid: errors name the file and line \
-            (or JSON index and field), and the exit code is 2.
+            Formats come from the file extensions (.json, .ndjson/.jsonl, .ics, .jcal, \
+            .jscal.json); use --from and --to for standard input and output (-). Records keep \
+            their order. Nothing is written unless the whole input is valid: errors name the file \
+            and line (or JSON index and field), and the exit code is 2.
 
             Examples:
               taskcal convert tasks.json -o tasks.ics
@@ -45,16 +45,16 @@ struct Convert: ParsableCommand {
               taskcal convert tasks.json -o tasks.jcal         (jCal, RFC 7265)
               taskcal convert tasks.json -o tasks.jscal.json   (JSCalendar, RFC 8984)
 
-            Calendar apps' exports come in whole: zones (Outlook's Windows names too),
-            all-day events, recurrence with exceptions and changed occurrences, to-dos
-            with subtasks, people, and every other property verbatim in ical_extra.
+            Calendar apps' exports come in whole: zones (Outlook's Windows names too), all-day \
+            events, recurrence with exceptions and changed occurrences, to-dos with subtasks, \
+            people, and every other property verbatim in ical_extra.
 
-            JSCalendar (.jscal.json) is one Group of Events and Tasks; what RFC 8984 has no
-            property for (an alarm's text, ical_extra lines) is kept in each object's
+            JSCalendar (.jscal.json) is one Group of Events and Tasks; what RFC 8984 has no \
+            property for (an alarm's text, ical_extra lines) is kept in each object's \
             "taskcal.invalid:fields", so records → JSCalendar → records loses nothing.
 
-            DTSTAMP is the time of conversion, or SOURCE_DATE_EPOCH when it is set, so the
-            same input gives byte-identical output.
+            DTSTAMP is the time of conversion, or SOURCE_DATE_EPOCH when it is set, so the same \
+            input gives byte-identical output.
             """)
     )
 
@@ -449,16 +449,16 @@ struct Validate: ParsableCommand {
             ),
         discussion: tr(
             """
-            Prints each problem as FILE:LINE: message (or FILE: [INDEX].field: message for
-            JSON) and exits 1 when there is any; 2 when a file cannot be read; 0 when all
-            files are valid. Warnings (readings taskcal chose for unclear .ics input: an
-            unknown zone read as floating, a value kept as written) are printed too; with
-            --strict they are problems.
+            Prints each problem as FILE:LINE: message (or FILE: [INDEX].field: message for JSON) \
+            and exits 1 when there is any; 2 when a file cannot be read; 0 when all files are \
+            valid. Warnings (readings taskcal chose for unclear .ics input: an unknown zone read \
+            as floating, a value kept as written) are printed too; with --strict they are \
+            problems.
 
-            --format json prints one object for scripts: {"valid", "files", "records",
-            "errors", "warnings", "diagnostics": [{"file", "line" or "index", "field",
-            "severity", "code", "message"}]}. Codes are stable (unknown-time-zone,
-            unreadable-value, component-skipped, invalid, invalid-json, duplicate-id, …).
+            --format json prints one object for scripts: {"valid", "files", "records", "errors", \
+            "warnings", "diagnostics": [{"file", "line" or "index", "field", "severity", "code", \
+            "message"}]}. Codes are stable (unknown-time-zone, unreadable-value, \
+            component-skipped, invalid, invalid-json, duplicate-id, …).
 
             Examples:
               taskcal validate tasks.json export.ics

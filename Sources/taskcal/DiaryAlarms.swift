@@ -124,9 +124,9 @@ extension DiaryCommand {
                 "Switch an entry's alarms off or on; an alarm off is kept, and never fires."),
             discussion: tr(
                 """
-                An alarm off is exported to .ics as an X-TASKCAL-DISABLED-VALARM component,
-                which no calendar app fires (calcurse flags even ACTION:NONE), and read back
-                as off; RFC 9074 ACTION:NONE is read as off too.
+                An alarm off is exported to .ics as an X-TASKCAL-DISABLED-VALARM component, which \
+                no calendar app fires (calcurse flags even ACTION:NONE), and read back as off; RFC \
+                9074 ACTION:NONE is read as off too.
 
                 Examples:
                   taskcal diary alarm off 5
@@ -232,12 +232,12 @@ extension DiaryCommand {
             abstract: tr("Fire the alarms due since the last run; for cron or a systemd timer."),
             discussion: tr(
                 """
-                Each alarm due since remind last ran (at most --catch-up before now; on the
-                first run, the last 15 minutes) is fired once: through notify-send when a
-                desktop session is there (DISPLAY or WAYLAND_DISPLAY), else printed. What was
-                fired is remembered beside the diary (DIARY.reminded, .taskcal-reminded in a
-                vdir, ~/.local/state/taskcal for a diary on a server), so no alarm fires twice. Run it every minute (docs/diary.md: a systemd
-                user timer).
+                Each alarm due since remind last ran (at most --catch-up before now; on the first \
+                run, the last 15 minutes) is fired once: through notify-send when a desktop \
+                session is there (DISPLAY or WAYLAND_DISPLAY), else printed. What was fired is \
+                remembered beside the diary (DIARY.reminded, .taskcal-reminded in a vdir, \
+                ~/.local/state/taskcal for a diary on a server), so no alarm fires twice. Run it \
+                every minute (docs/diary.md: a systemd user timer).
 
                 Examples:
                   taskcal diary remind

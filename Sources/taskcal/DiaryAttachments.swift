@@ -116,9 +116,9 @@ extension DiaryCommand {
             abstract: tr("Save an entry's attachment to a folder, or open it."),
             discussion: tr(
                 """
-                The file is named ID-N-NAME, made safe (no folders, no ..); it never lands
-                outside DIR. --open saves it to a temporary folder (or takes the link) and
-                opens it with xdg-open.
+                The file is named ID-N-NAME, made safe (no folders, no ..); it never lands outside \
+                DIR. --open saves it to a temporary folder (or takes the link) and opens it with \
+                xdg-open.
 
                 Examples:
                   taskcal diary attachment 5 1 --extract ~/Downloads

@@ -159,18 +159,17 @@ struct DiaryCommand: ParsableCommand {
         abstract: tr("Keep a diary where no two entries occupy the same time."),
         discussion: tr(
             """
-            An entry whose time overlaps another is refused with a message that names
-            the entry it collides with. Intervals are half-open: 14:00–15:00 and
-            15:00–16:00 may both stand. Cancelled entries, free ones and entries of no
-            length block nothing. Times: Unix seconds, or ISO 8601 (2026-11-22T14:00 in
-            --tz, …Z, …+03:00). Every verb takes --store: a SQLite file, vdir:DIR, or
-            postgres://USER@HOST/DB?diary=NAME for a diary a team shares on a PostgreSQL
-            server, where the database itself refuses double booking (password from
-            ~/.pgpass or PGPASSWORD).
+            An entry whose time overlaps another is refused with a message that names the entry it \
+            collides with. Intervals are half-open: 14:00–15:00 and 15:00–16:00 may both stand. \
+            Cancelled entries, free ones and entries of no length block nothing. Times: Unix \
+            seconds, or ISO 8601 (2026-11-22T14:00 in --tz, …Z, …+03:00). Every verb takes \
+            --store: a SQLite file, vdir:DIR, or postgres://USER@HOST/DB?diary=NAME for a diary a \
+            team shares on a PostgreSQL server, where the database itself refuses double booking \
+            (password from ~/.pgpass or PGPASSWORD).
 
             Examples:
               taskcal diary add --name Dentist --start 2026-11-27T09:00 \\
-                                --end 2026-11-27T10:00
+                  --end 2026-11-27T10:00
               taskcal diary list --day 2026-11-27
               taskcal diary add --todo --name "Pay rent" --due 2026-12-01 --alarm -1d
               taskcal diary list --todo
@@ -179,11 +178,11 @@ struct DiaryCommand: ParsableCommand {
               taskcal diary import export.ics --skip-conflicts
               taskcal diary export -o backup.json
               taskcal diary list --store vdir:~/.calendars/diary   (a folder khal reads)
-              taskcal diary add --store 'postgres://anna@db/team?diary=rooms' --name Retro \\
-                                --start 2026-11-27T15:00 --end 2026-11-27T16:00
+              taskcal diary add --store 'postgres://anna@db/team?diary=rooms' \\
+                  --name Retro --start 2026-11-27T15:00 --end 2026-11-27T16:00
 
-            Exit codes: 0 done; 1 refused (an overlap, an invalid entry, no such id);
-            2 bad usage or an unreadable store or file.
+            Exit codes: 0 done; 1 refused (an overlap, an invalid entry, no such id); 2 bad usage \
+            or an unreadable store or file.
             """),
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
@@ -226,7 +225,8 @@ struct DiaryCommand: ParsableCommand {
                 """
                 Examples:
                   taskcal diary stats --by week
-                  taskcal diary stats --from 2026-11-01 --to 2026-12-01 --by category --format json
+                  taskcal diary stats --from 2026-11-01 --to 2026-12-01 --by category \\
+                      --format json
                 """))
         @OptionGroup var options: StoreOptions
         @OptionGroup var statistics: StatisticsOptions
@@ -249,12 +249,13 @@ struct DiaryCommand: ParsableCommand {
             abstract: tr("Add an entry or a to-do; prints its id."),
             discussion: tr(
                 """
-                An entry takes --start and --end, and is refused if it overlaps another.
-                A to-do (--todo) needs no time and blocks none: --due when it is due
-                (a date is an all-day deadline), --parent ID to make it a subtask.
+                An entry takes --start and --end, and is refused if it overlaps another. A to-do \
+                (--todo) needs no time and blocks none: --due when it is due (a date is an all-day \
+                deadline), --parent ID to make it a subtask.
 
                 Examples:
-                  taskcal diary add --name Dentist --start 2026-11-27T09:00 --end 2026-11-27T10:00
+                  taskcal diary add --name Dentist --start 2026-11-27T09:00 \\
+                      --end 2026-11-27T10:00
                   taskcal diary add --todo --name "Move to the new flat" --due 2026-12-15
                   taskcal diary add --todo --name "Buy boxes" --parent 1
                 """))
@@ -588,7 +589,7 @@ struct DiaryCommand: ParsableCommand {
             abstract: tr("Show one entry."),
             discussion: tr(
                 """
-                A repeating entry is shown with its rule and its changed occurrences; with
+                A repeating entry is shown with its rule and its changed occurrences; with \
                 --format json, one line each (the entry first, then its changes).
                 """))
         @OptionGroup var options: StoreOptions
@@ -859,8 +860,8 @@ struct DiaryCommand: ParsableCommand {
             abstract: tr("Import JSON, NDJSON or .ics files: all or nothing."),
             discussion: tr(
                 """
-                If any record is invalid or collides (with the diary or with another record of
-                the files), nothing is written and every problem is reported (exit 1). With
+                If any record is invalid or collides (with the diary or with another record of the \
+                files), nothing is written and every problem is reported (exit 1). With \
                 --skip-conflicts the rest is imported and what was skipped is listed.
                 """))
         @OptionGroup var options: StoreOptions

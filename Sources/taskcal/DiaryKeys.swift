@@ -11,11 +11,11 @@ extension DiaryCommand {
             abstract: tr("Make, replace or back up the key that keeps private entries' texts."),
             discussion: tr(
                 """
-                A private entry (diary add --private, "private": true, CLASS:CONFIDENTIAL)
-                is stored with its time in the clear and its text (name, description,
-                place, attachments, alarm texts …) encrypted with the diary's key
-                (AES-256-GCM), in every backend. Overlaps are still refused against it,
-                and its alarms still ring, without the key; --reveal shows its text.
+                A private entry (diary add --private, "private": true, CLASS:CONFIDENTIAL) is \
+                stored with its time in the clear and its text (name, description, place, \
+                attachments, alarm texts …) encrypted with the diary's key (AES-256-GCM), in every \
+                backend. Overlaps are still refused against it, and its alarms still ring, without \
+                the key; --reveal shows its text.
 
                 Where the key is kept (init chooses, in this order):
                   TASKCAL_KEY_FILE=PATH  a key file, mode 0600, that init creates (or,
@@ -26,10 +26,10 @@ extension DiaryCommand {
                   --passphrase           nothing is kept: the key is derived from a
                                          passphrase with scrypt (asked on the terminal,
                                          or the first line of TASKCAL_PASSPHRASE_FILE)
-                TASKCAL_KEY_FILE, when set, is also tried first whenever the key is
-                needed: it is how a copy from diary key export is used (on another
-                machine, by a colleague sharing the diary, after the keyring is lost).
-                A key that is nowhere is lost, and taskcal says so: keep a copy.
+                TASKCAL_KEY_FILE, when set, is also tried first whenever the key is needed: it is \
+                how a copy from diary key export is used (on another machine, by a colleague \
+                sharing the diary, after the keyring is lost). A key that is nowhere is lost, and \
+                taskcal says so: keep a copy.
 
                 Examples:
                   taskcal diary key init
@@ -119,12 +119,12 @@ extension DiaryCommand {
                     "Replace the key: every private entry is sealed again with a new one."),
                 discussion: tr(
                     """
-                    Needs the current key. The new key is kept where the old one was: in the
-                    Secret Service, behind a new passphrase (asked for), or, for a key file,
-                    in the new file --new-key-file names (the old file, which TASKCAL_KEY_FILE
-                    names, unlocks the diary and is left as it is). Every private entry is
-                    sealed anew in one write; then the old key is removed from the Secret
-                    Service. Copies made by diary key export hold the old key: export again.
+                    Needs the current key. The new key is kept where the old one was: in the \
+                    Secret Service, behind a new passphrase (asked for), or, for a key file, in \
+                    the new file --new-key-file names (the old file, which TASKCAL_KEY_FILE names, \
+                    unlocks the diary and is left as it is). Every private entry is sealed anew in \
+                    one write; then the old key is removed from the Secret Service. Copies made by \
+                    diary key export hold the old key: export again.
 
                     Examples:
                       taskcal diary key rotate
@@ -178,10 +178,10 @@ extension DiaryCommand {
                 abstract: tr("Write a copy of the key to a new file (mode 0600), for a backup."),
                 discussion: tr(
                     """
-                    The file is what TASKCAL_KEY_FILE takes: with it, the diary opens on
-                    another machine, for a colleague who shares it, or after the keyring is
-                    lost. Whoever has it can read the private entries: keep it as safe as
-                    the diary. An existing file is never replaced.
+                    The file is what TASKCAL_KEY_FILE takes: with it, the diary opens on another \
+                    machine, for a colleague who shares it, or after the keyring is lost. Whoever \
+                    has it can read the private entries: keep it as safe as the diary. An existing \
+                    file is never replaced.
                     """))
             @OptionGroup var options: StoreOptions
             @Option(name: .shortAndLong, help: .tr("The new file.")) var output: String

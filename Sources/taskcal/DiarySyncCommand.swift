@@ -17,24 +17,25 @@ extension DiaryCommand {
             abstract: tr("Sync the diary with a CalDAV calendar, both ways."),
             discussion: tr(
                 """
-                New, changed and deleted entries go both ways. What the last sync agreed is
-                kept beside the diary (DIARY.caldav-HASH, per calendar), so each sync moves
-                only what changed since: the server's changes (RFC 6578 sync-collection, or
-                every ETag where the server has none) into the diary, then the diary's to
-                the server, each write conditional on the ETag last seen.
+                New, changed and deleted entries go both ways. What the last sync agreed is kept \
+                beside the diary (DIARY.caldav-HASH, per calendar), so each sync moves only what \
+                changed since: the server's changes (RFC 6578 sync-collection, or every ETag where \
+                the server has none) into the diary, then the diary's to the server, each write \
+                conditional on the ETag last seen.
 
-                An entry changed on both sides since the last sync is a conflict: by default
-                both versions stay as they are and it is reported (exit 1) until --prefer
-                local or --prefer remote decides. An entry from the server that would overlap
-                one in the diary is reported and not taken (exit 1), never merged over it.
-                A server that cannot be reached changes nothing (exit 2); one that goes away
-                midway leaves what was done done, and the next sync finishes.
+                An entry changed on both sides since the last sync is a conflict: by default both \
+                versions stay as they are and it is reported (exit 1) until --prefer local or \
+                --prefer remote decides. An entry from the server that would overlap one in the \
+                diary is reported and not taken (exit 1), never merged over it. A server that \
+                cannot be reached changes nothing (exit 2); one that goes away midway leaves what \
+                was done done, and the next sync finishes.
 
-                Private entries go to the server sealed: their times, "(private)" and the
+                Private entries go to the server sealed: their times, "(private)" and the \
                 encrypted text; no key is needed to sync them.
 
                 Examples:
-                  taskcal diary sync https://anna@cloud.example.org/remote.php/dav/calendars/anna/personal/
+                  taskcal diary sync \\
+                      https://anna@cloud.example.org/remote.php/dav/calendars/anna/personal/
                   taskcal diary sync https://…/personal/ --dry-run
                   taskcal diary sync https://…/personal/ --prefer remote
                 """))
@@ -72,6 +73,7 @@ extension DiaryCommand {
                         "detail": change.detail,
                     ]
                     if let id = change.id { item["id"] = id }
+                    if let before = change.previousName { item["previous_name"] = before }
                     return item
                 }
                 var object: [String: Any] = [
@@ -85,9 +87,12 @@ extension DiaryCommand {
                 for change in report.changes {
                     let who = change.id.map { "#\($0) " } ?? ""
                     let kind = tr(change.kind.rawValue)
-                    let name = change.name == TaskRecord.sealedName ? tr(change.name) : change.name
+                    func shown(_ name: String) -> String {
+                        "\"" + (name == TaskRecord.sealedName ? tr(name) : name) + "\""
+                    }
+                    let names = [change.previousName, change.name].compactMap { $0 }.map(shown)
                     print(
-                        "\(kind.padding(toLength: max(12, kind.count), withPad: " ", startingAt: 0)) \(who)\"\(name)\": \(Localization.message(change.detail))"
+                        "\(kind.padding(toLength: max(12, kind.count), withPad: " ", startingAt: 0)) \(who)\(names.joined(separator: " → ")): \(Localization.message(change.detail))"
                     )
                 }
             }

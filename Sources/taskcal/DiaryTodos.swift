@@ -112,8 +112,8 @@ extension DiaryCommand {
             abstract: tr("Mark a to-do done; its parent is done too once all its subtasks are."),
             discussion: tr(
                 """
-                A to-do with open subtasks is refused, naming them, unless --all marks them
-                done with it. Written to .ics as STATUS:COMPLETED with COMPLETED.
+                A to-do with open subtasks is refused, naming them, unless --all marks them done \
+                with it. Written to .ics as STATUS:COMPLETED with COMPLETED.
 
                 Examples:
                   taskcal diary done 3

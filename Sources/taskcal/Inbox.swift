@@ -15,13 +15,13 @@ struct Inbox: ParsableCommand {
         abstract: tr("Invitations (.ics with METHOD:REQUEST or CANCEL): list, accept, decline."),
         discussion: tr(
             """
-            Reads invitations as mail programs save them (.ics files, or folders of them) and
-            shows, for each, the entries of the diary it would collide with. accept adds it
-            to the diary (refused, naming the collision, if its slot is taken; --force adds it
-            as free time) and writes the METHOD:REPLY with PARTSTAT=ACCEPTED to send back;
-            decline writes the DECLINED reply and logs it. A cancellation (METHOD:CANCEL)
-            accepted removes the entry it names. An invitation is named by its UID (or by
-            its number in the list). Decisions are logged beside the diary (DIARY.inbox.log).
+            Reads invitations as mail programs save them (.ics files, or folders of them) and \
+            shows, for each, the entries of the diary it would collide with. accept adds it to the \
+            diary (refused, naming the collision, if its slot is taken; --force adds it as free \
+            time) and writes the METHOD:REPLY with PARTSTAT=ACCEPTED to send back; decline writes \
+            the DECLINED reply and logs it. A cancellation (METHOD:CANCEL) accepted removes the \
+            entry it names. An invitation is named by its UID (or by its number in the list). \
+            Decisions are logged beside the diary (DIARY.inbox.log).
 
             Examples:
               taskcal inbox ~/Downloads/invite.ics

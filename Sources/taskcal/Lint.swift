@@ -12,18 +12,17 @@ struct Lint: ParsableCommand {
         abstract: tr("Say what a calendar app will refuse, drop or change when it imports a file."),
         discussion: tr(
             """
-            Reads .ics (any app's, not only taskcal's) or task files (as taskcal would \
-            write them as .ics) and lists, per record and line, what the app named by --for \
-            does with them on import, each with a stable code. Exit codes: 0 nothing lost \
-            (changes only), 1 something would be lost (dropped or refused), 2 a file cannot \
-            be read.
+            Reads .ics (any app's, not only taskcal's) or task files (as taskcal would write them \
+            as .ics) and lists, per record and line, what the app named by --for does with them on \
+            import, each with a stable code. Exit codes: 0 nothing lost (changes only), 1 \
+            something would be lost (dropped or refused), 2 a file cannot be read.
 
-            --format json prints one object: {"app", "files", "records", "losses", \
-            "findings": [{"file", "line" or "index", "app", "code", "effect", "message"}]}. \
-            effect is drops, refuses or changes.
+            --format json prints one object: {"app", "files", "records", "losses", "findings": \
+            [{"file", "line" or "index", "app", "code", "effect", "message"}]}. effect is drops, \
+            refuses or changes.
 
-            convert --for APP writes .ics shaped for the app: it fixes what it can, and says \
-            what it changed and what the app will still drop.
+            convert --for APP writes .ics shaped for the app: it fixes what it can, and says what \
+            it changed and what the app will still drop.
 
             Examples:
               taskcal lint export.ics --for outlook

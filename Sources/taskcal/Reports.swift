@@ -189,18 +189,18 @@ struct Overlaps: ParsableCommand {
         abstract: tr("Report every pair of entries whose times overlap."),
         discussion: tr(
             """
-            Reads JSON, NDJSON and .ics files (several at once, mixed) and lists every
-            pair of entries whose half-open intervals intersect, with the time they
-            share: 14:00–15:00 and 15:00–16:00 do not overlap; entries of no length
-            overlap nothing. Cancelled entries and those that show as free (.ics
-            STATUS:CANCELLED, TRANSP:TRANSPARENT) are left out unless --include-free.
-            Of JSON records only what the report shows (ids, names, times, zones,
-            repetition, status) is checked; taskcal validate checks the rest.
-            Exit code 1 when any overlap exists, 0 when none, 2 on bad input.
+            Reads JSON, NDJSON and .ics files (several at once, mixed) and lists every pair of \
+            entries whose half-open intervals intersect, with the time they share: 14:00–15:00 and \
+            15:00–16:00 do not overlap; entries of no length overlap nothing. Cancelled entries \
+            and those that show as free (.ics STATUS:CANCELLED, TRANSP:TRANSPARENT) are left out \
+            unless --include-free. Of JSON records only what the report shows (ids, names, times, \
+            zones, repetition, status) is checked; taskcal validate checks the rest. Exit code 1 \
+            when any overlap exists, 0 when none, 2 on bad input.
 
             Examples:
               taskcal overlaps diary.json work.ics
-              taskcal overlaps export.ics --from 2026-12-01 --to 2026-12-08 --tz Europe/Berlin
+              taskcal overlaps export.ics --from 2026-12-01 --to 2026-12-08 \\
+                  --tz Europe/Berlin
               taskcal overlaps diary.ndjson --format json | jq '.[].overlap_start'
             """)
     )
@@ -346,10 +346,10 @@ struct Agenda: ParsableCommand {
         abstract: tr("Show a day as hour slots with the entries in each."),
         discussion: tr(
             """
-            The day screen of a diary: one row an hour from midnight to midnight in --tz
-            (23 or 25 rows on a daylight-saving change), each with the entries that fall in it;
-            an entry spanning several hours appears in each. DATE is YYYY-MM-DD, today or
-            tomorrow (default today).
+            The day screen of a diary: one row an hour from midnight to midnight in --tz (23 or 25 \
+            rows on a daylight-saving change), each with the entries that fall in it; an entry \
+            spanning several hours appears in each. DATE is YYYY-MM-DD, today or tomorrow (default \
+            today).
 
             Examples:
               taskcal agenda diary.json
@@ -407,9 +407,9 @@ struct Month: ParsableCommand {
         abstract: tr("Show a month as a calendar grid, marking days with entries and today."),
         discussion: tr(
             """
-            Weeks run Monday to Sunday, like `cal -m`. A day with entries is marked *, today is
-            in brackets (in colour on a terminal). --format json gives the number of entries of
-            each day. MONTH is YYYY-MM (default this month).
+            Weeks run Monday to Sunday, like `cal -m`. A day with entries is marked *, today is in \
+            brackets (in colour on a terminal). --format json gives the number of entries of each \
+            day. MONTH is YYYY-MM (default this month).
 
             Examples:
               taskcal month diary.json
@@ -619,11 +619,11 @@ struct Free: ParsableCommand {
         abstract: tr("List the free time: the stretches no entry takes up."),
         discussion: tr(
             """
-            The inverse of overlaps: reads task files (or a diary with --store) and lists
-            the stretches of the window that no entry occupies, day by day in --tz. Entries
-            that show as free, cancelled ones and those of no length take no time; repeating
-            entries take each occurrence; an all-day entry takes its whole days. Exit code 0
-            when there is free time, 1 when there is none, 2 on bad input.
+            The inverse of overlaps: reads task files (or a diary with --store) and lists the \
+            stretches of the window that no entry occupies, day by day in --tz. Entries that show \
+            as free, cancelled ones and those of no length take no time; repeating entries take \
+            each occurrence; an all-day entry takes its whole days. Exit code 0 when there is free \
+            time, 1 when there is none, 2 on bad input.
 
             Examples:
               taskcal free diary.json --from 2026-12-01 --to 2026-12-08
@@ -734,12 +734,12 @@ struct Stats: ParsableCommand {
             "Statistics: entries, busy time, longest free stretch, to-dos, habits, streaks."),
         discussion: tr(
             """
-            Reads task files (or a diary with --store) and sums up the window (default: from
-            the first entry to the end of the last): entries that start in it (each
-            occurrence of a habit counts), the time they take up (two at once count once),
-            the longest stretch none takes up, to-dos open and done, habit occurrences kept
-            and skipped (taken out or cancelled), and streaks of days with an entry. --by
-            adds rows by day, ISO week, month or category.
+            Reads task files (or a diary with --store) and sums up the window (default: from the \
+            first entry to the end of the last): entries that start in it (each occurrence of a \
+            habit counts), the time they take up (two at once count once), the longest stretch \
+            none takes up, to-dos open and done, habit occurrences kept and skipped (taken out or \
+            cancelled), and streaks of days with an entry. --by adds rows by day, ISO week, month \
+            or category.
 
             Examples:
               taskcal stats diary.json --by week

@@ -15,35 +15,35 @@ struct TaskcalCommand: ParsableCommand {
             Task files are JSON arrays of records such as
               {"id": 1, "date_start": "147600000", "date_finish": "147610000",
                "name": "My task", "description": "Описание моего дела"}
-            (times are Unix seconds). NDJSON (.ndjson, .jsonl) holds one record a line.
-            iCalendar files (.ics) come from and go to Google Calendar, Apple Calendar, \
-            Outlook and Thunderbird (convert --for APP shapes them for one; lint --for APP \
-            says beforehand what it will drop). jCal (.jcal) is iCalendar as JSON; JSCalendar \
-            (.jscal.json, RFC 8984) is the JSON calendar format of JMAP servers.
+            (times are Unix seconds). NDJSON (.ndjson, .jsonl) holds one record a line. iCalendar \
+            files (.ics) come from and go to Google Calendar, Apple Calendar, Outlook and \
+            Thunderbird (convert --for APP shapes them for one; lint --for APP says beforehand \
+            what it will drop). jCal (.jcal) is iCalendar as JSON; JSCalendar (.jscal.json, RFC \
+            8984) is the JSON calendar format of JMAP servers.
 
-            Exit codes: 0 success; 1 the command found what it reports (an invalid file
-            under validate, an overlap, a refused diary write, no free time); 2 bad usage or
-            unreadable input.
+            Exit codes: 0 success; 1 the command found what it reports (an invalid file under \
+            validate, an overlap, a refused diary write, no free time); 2 bad usage or unreadable \
+            input.
 
-            Environment: TASKCAL_STORE, the diary when --store is not given; XDG_DATA_HOME,
-            where the default diary lies ($XDG_DATA_HOME/taskcal/diary.sqlite, else
-            ~/.local/share/taskcal/diary.sqlite); TZ, the local zone (--tz overrides it);
-            SOURCE_DATE_EPOCH, the DTSTAMP and updated times written (byte-identical output);
-            NO_COLOR (or TERM=dumb), no colours on a terminal; DISPLAY or WAYLAND_DISPLAY, a
-            desktop session for diary remind's notify-send; PGPASSWORD, PGPASSFILE, PGHOST,
-            PGPORT, PGUSER, PGDATABASE, PGSSLMODE, for a diary on a PostgreSQL server, as psql
-            reads them; XDG_STATE_HOME, where taskcal keeps its own files about such a diary;
-            TASKCAL_KEY_FILE, the key file of a diary's private entries, and
-            TASKCAL_PASSPHRASE_FILE, a file holding its passphrase (diary key --help);
-            TASKCAL_CALDAV_PASSWORD_FILE and TASKCAL_CALDAV_USER, a CalDAV server's password
-            (in a file) and user, and NETRC, the .netrc file (caldav --help); LANG,
-            LC_MESSAGES, LC_ALL, LANGUAGE, the language of messages (English or Russian).
+            Environment: TASKCAL_STORE, the diary when --store is not given; XDG_DATA_HOME, where \
+            the default diary lies ($XDG_DATA_HOME/taskcal/diary.sqlite, else \
+            ~/.local/share/taskcal/diary.sqlite); TZ, the local zone (--tz overrides it); \
+            SOURCE_DATE_EPOCH, the DTSTAMP and updated times written (byte-identical output); \
+            NO_COLOR (or TERM=dumb), no colours on a terminal; DISPLAY or WAYLAND_DISPLAY, a \
+            desktop session for diary remind's notify-send; PGPASSWORD, PGPASSFILE, PGHOST, \
+            PGPORT, PGUSER, PGDATABASE, PGSSLMODE, for a diary on a PostgreSQL server, as psql \
+            reads them; XDG_STATE_HOME, where taskcal keeps its own files about such a diary; \
+            TASKCAL_KEY_FILE, the key file of a diary's private entries, and \
+            TASKCAL_PASSPHRASE_FILE, a file holding its passphrase (diary key --help); \
+            TASKCAL_CALDAV_PASSWORD_FILE and TASKCAL_CALDAV_USER, a CalDAV server's password (in a \
+            file) and user, and NETRC, the .netrc file (caldav --help); LANG, LC_MESSAGES, LC_ALL, \
+            LANGUAGE, the language of messages (English or Russian).
 
-            Files: the diary (SQLite, vdir:DIR of .ics files, or postgres://USER@HOST/DB);
-            DIARY.reminded, what diary remind fired; DIARY.inbox.log, the inbox's decisions
-            (in ~/.local/state/taskcal for a diary on a server); ~/.pgpass, the server's
-            password (mode 0600); ~/.netrc, CalDAV passwords (mode 0600); DIARY.caldav-HASH,
-            what the last diary sync with a calendar agreed.
+            Files: the diary (SQLite, vdir:DIR of .ics files, or postgres://USER@HOST/DB); \
+            DIARY.reminded, what diary remind fired; DIARY.inbox.log, the inbox's decisions (in \
+            ~/.local/state/taskcal for a diary on a server); ~/.pgpass, the server's password \
+            (mode 0600); ~/.netrc, CalDAV passwords (mode 0600); DIARY.caldav-HASH, what the last \
+            diary sync with a calendar agreed.
             """),
         version: TaskcalCommand.version,
         subcommands: [
@@ -104,7 +104,9 @@ struct TaskcalCommand: ParsableCommand {
             // As ArgumentParser's exit(withError:) does, in the user's language: help and
             // what was asked for on standard output, errors on standard error.
             let code = exitCode(for: error)
-            let message = Localization.argumentParserText(fullMessage(for: error))
+            var message = Localization.argumentParserText(fullMessage(for: error))
+            // Help for a person; the tree's JSON and completion scripts stay as they are.
+            if code == .success { message = Localization.fittedToScreen(message) }
             if code == .validationFailure {
                 Console.standardError(message + "\n")
                 Foundation.exit(2)

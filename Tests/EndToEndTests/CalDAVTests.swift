@@ -224,6 +224,11 @@ struct CalDAVTests {
         #expect(sent.stderr.contains("2 sent, 1 deleted there"), "\(sent.stdout)\(sent.stderr)")
         let home1 = try sync(home)
         #expect(home1.stderr.contains("2 taken, 1 deleted here"), "\(home1.stdout)\(home1.stderr)")
+        // A pulled entry is named as it is now, and as it was where it was renamed.
+        #expect(
+            home1.stdout.contains(#"#1 "Dentist" → "Dentist, Dr. Weiss": changed on the server"#),
+            "\(home1.stdout)")
+        #expect(home1.stdout.contains(#""Call": new on the server"#), "\(home1.stdout)")
         #expect(try names(home) == ["Call", "Dentist, Dr. Weiss", "Lunch with Ольга", "Move"])
         // The subtask done at home shows done on the laptop.
         #expect(try diary(home, ["done", "5"]).status == 0)
@@ -250,6 +255,7 @@ struct CalDAVTests {
         // Decided for the server's version.
         let decided = try sync(laptop, ["--prefer", "remote"])
         #expect(decided.status == 0, "\(decided.stdout)\(decided.stderr)")
+        #expect(decided.stdout.contains(#""Lunch (laptop)" → "Lunch (home)""#), "\(decided.stdout)")
         #expect(try names(laptop).contains("Lunch (home)"))
 
         // The other side of a conflict: changed here, deleted there; the diary's version wins.

@@ -50,6 +50,25 @@ struct InstallTests {
         let root = try String(
             contentsOfFile: "\(prefix)/share/man/man1/taskcal.1", encoding: .utf8)
         #expect(root.contains("TASKCAL_STORE") && root.contains("SOURCE_DATE_EPOCH"))
+        // man shows the paragraphs --help shows: filled, no word alone, nothing hyphenated
+        // (a path broken at a hyphen cannot be copied), the examples as written.
+        for name in ["taskcal", "taskcal.diary", "taskcal.caldav"] {
+            let shown = try Taskcal.execute(
+                "/usr/bin/env", ["man", "-l", "\(prefix)/share/man/man1/\(name).1"],
+                in: cli.directory, environment: ["MANWIDTH": "80"])
+            #expect(shown.status == 0 && !shown.stdout.contains("\u{2010}\n"), "\(shown.stdout)")
+            let problems = helpScreenProblems(shown.stdout, width: 80).filter {
+                $0.hasPrefix("a word alone")
+            }
+            #expect(problems.isEmpty, "\(name): \(problems)")
+        }
+        let diaryPage = try Taskcal.execute(
+            "/usr/bin/env", ["man", "-l", "\(prefix)/share/man/man1/taskcal.diary.1"],
+            in: cli.directory, environment: ["MANWIDTH": "80"])
+        #expect(
+            diaryPage.stdout.contains(
+                "taskcal diary add --store 'postgres://anna@db/team?diary=rooms' \\\n"),
+            "\(diaryPage.stdout)")
         // bash completes subcommands and zone names.
         let completion = "\(prefix)/share/bash-completion/completions/taskcal"
         func complete(_ words: [String]) throws -> String {

@@ -279,19 +279,7 @@ struct LocalizationTests {
     func help() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        // Every command, from ArgumentParser's own description of the tree.
-        let dump = try cli.run(["--experimental-dump-help"])
-        let tree = try #require(
-            try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
-        var paths: [[String]] = []
-        func walk(_ command: [String: Any], _ path: [String]) {
-            paths.append(path)
-            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
-                guard let name = sub["commandName"] as? String, name != "help" else { continue }
-                walk(sub, path + [name])
-            }
-        }
-        walk(try #require(tree["command"] as? [String: Any]), [])
+        let paths = try cli.commandPaths()
         #expect(paths.count > 35, "\(paths.count) commands (the lean build has 38)")
         let log = cli.path("missing.log")
         for path in paths {

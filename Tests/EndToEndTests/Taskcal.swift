@@ -223,3 +223,23 @@ enum BuiltTraits {
         "taskcal was built without the \(trait) trait: run swift test --enable-all-traits"
     }
 }
+
+extension Taskcal {
+    /// Every command's path (`[]`, `["diary"]`, `["diary", "add"]`, …), from ArgumentParser's
+    /// own description of the tree.
+    func commandPaths() throws -> [[String]] {
+        let dump = try run(["--experimental-dump-help"])
+        let tree = try #require(
+            try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        var paths: [[String]] = []
+        func walk(_ command: [String: Any], _ path: [String]) {
+            paths.append(path)
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                guard let name = sub["commandName"] as? String, name != "help" else { continue }
+                walk(sub, path + [name])
+            }
+        }
+        walk(try #require(tree["command"] as? [String: Any]), [])
+        return paths
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// What spoils a help screen printed at some width: a word alone on a line inside a
+/// paragraph (text wrapped by hand, then again by the parser), an example the parser wrapped
+/// (it no longer pastes as one command), a continuation backslash not followed by the rest
+/// of the command, a line wider than the screen. The usage lines are ArgumentParser's own.
+func helpScreenProblems(_ text: String, width: Int) -> [String] {
+    let lines = text.components(separatedBy: "\n")
+    func indent(_ line: String) -> Int { line.prefix { $0 == " " }.count }
+    var problems: [String] = []
+    var inUsage = false
+    for (index, line) in lines.enumerated() {
+        if line.hasPrefix("USAGE:") || line.hasPrefix("ИСПОЛЬЗОВАНИЕ:") { inUsage = true }
+        if line.isEmpty { inUsage = false }
+        if line.count > width { problems.append("wider than \(width): \(line)") }
+        guard !inUsage, index + 1 < lines.count else { continue }
+        let next = lines[index + 1]
+        let blank = { (text: String) in text.allSatisfy { $0 == " " } }
+        if !blank(line), !blank(next), indent(line) == indent(next),
+            line.split(separator: " ").count == 1
+        {
+            problems.append("a word alone inside a paragraph: '\(line)' before '\(next)'")
+        }
+        if line.hasSuffix(" \\"), indent(next) == 0 || blank(next) || next.trimmed == "\\" {
+            problems.append("a continuation without the rest of the command: '\(line)'")
+        }
+        if line.hasPrefix("  taskcal "), !blank(next), indent(next) == 0 {
+            problems.append("an example wrapped: '\(line)' then '\(next)'")
+        }
+    }
+    return problems
+}
+
+extension String {
+    fileprivate var trimmed: String { trimmingCharacters(in: .whitespaces) }
+}
+
+@Suite("Help screens read cleanly at 80 columns, in English and Russian")
+struct HelpScreenTests {
+    @Test("the check finds what spoiled the screens before: hand-wrapped text, a broken example")
+    func checkFindsProblems() {
+        let before = """
+            Exit codes: 0 success; 1 the command found what it reports (an invalid file
+            under validate, an overlap, a refused diary write, no free time); 2 bad usage
+            or
+            unreadable input.
+
+            Examples:
+              taskcal diary add --store 'postgres://anna@db/team?diary=rooms' --name Retro
+            \\
+                                --start 2026-11-27T15:00 --end 2026-11-27T16:00
+            """
+        let problems = helpScreenProblems(before, width: 80)
+        #expect(problems.contains { $0.hasPrefix("a word alone inside a paragraph: 'or'") })
+        #expect(problems.contains { $0.hasPrefix("an example wrapped") })
+        #expect(helpScreenProblems("  taskcal a \\\n\n", width: 80).count == 1)
+        #expect(
+            helpScreenProblems("Text that is fine.\n\n  taskcal a \\\n      --b", width: 80).isEmpty
+        )
+    }
+
+    @Test("every command's --help at 80 columns: paragraphs the parser wraps, examples that paste")
+    func everyCommand() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let paths = try cli.commandPaths()
+        #expect(paths.count > 35)
+        for language in ["C.UTF-8", "ru_RU.UTF-8"] {
+            for path in paths {
+                let shown = try cli.run(
+                    path + ["--help"],
+                    environment: ["COLUMNS": "80", "LANG": language, "LC_ALL": language])
+                #expect(shown.status == 0)
+                let problems = helpScreenProblems(shown.stdout, width: 80)
+                #expect(
+                    problems.isEmpty,
+                    "taskcal \(path.joined(separator: " ")) --help (\(language)): \(problems)")
+            }
+        }
+        // A narrow screen: paragraphs still wrap whole (the parser's own wrapping only).
+        let narrow = try cli.run(["diary", "--help"], environment: ["COLUMNS": "60"])
+        #expect(
+            !helpScreenProblems(narrow.stdout, width: 60).contains { $0.hasPrefix("a word") })
+    }
+}
