@@ -151,12 +151,21 @@ struct CalDAVCommand: ParsableCommand {
                 """
                 Every record (from JSON, NDJSON, .ics, jCal or JSCalendar) goes to the calendar as \
                 a calendar object named after its UID: a repeating event with its changed \
-                occurrences is one object, each subtask its own. A new object is written only if \
-                nothing is there yet (If-None-Match: *), a known one only if it is still as listed \
-                (If-Match: its ETag): an object changed on the server meanwhile is not \
-                overwritten, and said. Nothing is sent if any input is invalid. The same file \
-                pushed again updates its objects (UIDs come from the file's name, or \
-                --uid-namespace).
+                occurrences is one object, each subtask its own. Only what is new or different is \
+                sent: what the server holds is compared first (by the ETag taskcal recorded at its \
+                last push there, else by reading the object as records), so a push run again after \
+                a failure sends only what is missing, and the same file pushed again sends nothing \
+                (DTSTAMP alone is no change). A new object is written only if nothing is there yet \
+                (If-None-Match: *), a known one only if it is still as listed (If-Match: its \
+                ETag). An object changed on the server since taskcal last pushed it is not \
+                overwritten, and said; --force sends it, and every other object, anyway. Nothing \
+                is sent if any input is invalid. UIDs come from the file's name, or \
+                --uid-namespace; the record of pushes is kept in $XDG_STATE_HOME/taskcal \
+                (~/.local/state/taskcal).
+
+                Examples:
+                  taskcal caldav push tasks.json https://…/calendars/anna/work/
+                  taskcal caldav push tasks.json https://…/work/ --dry-run
                 """))
         @OptionGroup var server: ServerOptions
         @Argument(help: .tr("Task files, then the calendar's address.")) var arguments: [String]
@@ -164,6 +173,13 @@ struct CalDAVCommand: ParsableCommand {
         @Option(help: .tr("IANA zone for floating times of .ics inputs.")) var tz: String?
         @Option(help: .tr("What derived UIDs are unique to (default: each file's name)."))
         var uidNamespace: String?
+        @Flag(help: .tr("Say what would be sent, and send nothing."))
+        var dryRun = false
+        @Flag(
+            help: .tr(
+                "Send every object, the same ones and those changed on the server since the last push too."
+            ))
+        var force = false
 
         func validate() throws {
             guard arguments.count >= 2 else {
@@ -200,55 +216,38 @@ struct CalDAVCommand: ParsableCommand {
                 Console.error(error.description)
                 throw ExitCode(2)
             }
-            let client = server.client()
-            let existing = try server.run { () throws(CalDAVError) in
-                try client.objects(in: address)
+            let push = CalendarPush(
+                client: server.client(), calendar: address,
+                stateFile: CalendarPush.stateFile(for: address))
+            let pushed: CalendarPush.Report
+            do throws(CalDAVError) {
+                pushed = try push.run(objects, force: force, dryRun: dryRun)
+            } catch {
+                Console.error("\(error.description); run the push again to finish it")
+                throw ExitCode(2)
             }
-            let etags = Dictionary(
-                existing.map { ($0.href, $0.etag) }, uniquingKeysWith: { first, _ in first })
-            var created = 0
-            var updated = 0
-            var refused = 0
-            for object in objects {
-                let href = address.member(object.uid + ".ics").path
-                let known = etags[href]
-                let result: RemoteWrite
-                do throws(CalDAVError) {
-                    result = try client.put(
-                        object.bytes, at: href, in: address,
-                        replacing: known.map { $0 ?? "*" })
-                } catch {
-                    if case .http = error {
-                        Console.error("\(object.uid): \(error.description)")
-                        refused += 1
-                        continue
-                    }
-                    Console.error(
-                        "\(error.description); pushed \(created + updated) of \(objects.count) objects before"
-                    )
-                    throw ExitCode(2)
-                }
-                switch result {
-                case .written:
-                    if known == nil { created += 1 } else { updated += 1 }
-                case .changedMeanwhile:
-                    refused += 1
-                    Console.error(
-                        "\(object.uid): \(known == nil ? "appeared" : "changed") on the server since it was listed; not overwritten (push again to replace it)"
-                    )
-                }
+            for (uid, fate, reason) in pushed.fates where fate == .notWritten {
+                Console.error("\(uid): \(reason ?? "")")
             }
+            let (new, updated, unchanged, held) = (
+                pushed.count(.new), pushed.count(.updated), pushed.count(.unchanged),
+                pushed.count(.notWritten)
+            )
             let plural = objects.count == 1 ? "" : "s"
-            if refused > 0 {
+            let counts =
+                held > 0
+                ? "\(new) new, \(updated) updated, \(unchanged) unchanged, \(held) not written"
+                : "\(new) new, \(updated) updated, \(unchanged) unchanged"
+            if dryRun {
                 Console.note(
-                    "pushed \(created + updated) of \(objects.count) calendar object\(plural) to \(address): \(created) new, \(updated) updated, \(refused) not written"
+                    "would push \(new + updated) of \(objects.count) calendar object\(plural) to \(address): \(counts)"
                 )
             } else {
                 Console.note(
-                    "pushed \(created + updated) of \(objects.count) calendar object\(plural) to \(address): \(created) new, \(updated) updated"
+                    "pushed \(new + updated) of \(objects.count) calendar object\(plural) to \(address): \(counts)"
                 )
             }
-            if refused > 0 { throw ExitCode(1) }
+            if held > 0 { throw ExitCode(1) }
         }
     }
 
