@@ -41,14 +41,18 @@ taskcal convert Samples/spec-example.json -o "$work/spec.ics"
 grep -q '^SUMMARY:My task' "$work/spec.ics" || fail "the conversion wrote no event"
 taskcal convert "$work/spec.ics" -o "$work/spec.json"
 grep -q '"name": "My task"' "$work/spec.json" || fail "the conversion back lost the record"
-MANPAGER=cat man taskcal 2>/dev/null | grep -q TASKCAL_STORE || fail "man taskcal"
-MANPAGER=cat man taskcal.diary.add 2>/dev/null | grep -q -- '--start' || fail "man taskcal.diary.add"
+# Each output is read whole before it is searched: under pipefail, a reader that stops at
+# the first line (head, grep -q) can leave the writer to die of SIGPIPE and fail the check.
+page=$(MANPAGER=cat man taskcal 2>/dev/null)
+[[ "$page" == *TASKCAL_STORE* ]] || fail "man taskcal"
+page=$(MANPAGER=cat man taskcal.diary.add 2>/dev/null)
+[[ "$page" == *--start* ]] || fail "man taskcal.diary.add"
 completed=$(bash -c 'source /usr/share/bash-completion/completions/taskcal
     COMP_WORDS=(taskcal conv); COMP_CWORD=1; COMP_LINE="taskcal conv"; COMP_POINT=12
     _taskcal taskcal conv taskcal; echo "${COMPREPLY[@]}"')
 [ "$completed" = convert ] || fail "bash completes 'taskcal conv' as '$completed'"
-LANG=ru_RU.UTF-8 taskcal diary --help | head -n 1 | grep -q '^ОБЗОР:' ||
-    fail "the Russian catalogue is not found"
+russian=$(LANG=ru_RU.UTF-8 taskcal diary --help)
+[[ "$russian" == ОБЗОР:* ]] || fail "the Russian catalogue is not found: ${russian:0:80}"
 # 86 MB stripped, 34 MB of it ICU's data, which the static Foundation carries
 # (docs/install.md, "The Debian package"): a guard against growth, not the goal of 60 MB,
 # which this build misses.
