@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Which readers accept each calendar: the clients a migration's output meets.
+
+usage: acceptance.py LIBICAL_JUDGE FILE.ics...   (Scripts/acceptance.sh runs it over the corpus)
+    -> one JSON object: {"readers": [...], "files": {FILE: {READER: "ok" | reason}}}
+
+A reader accepts a file when it reads it without an error and finds every event, to-do and
+journal entry in it (counted in the file itself):
+  libical      libical's whole-file parser: no X-LIC-ERROR (the compiled libical_judge.c)
+  icalendar    Python icalendar 7, strict: no exception, no component with parse errors
+  vobject      vobject 0.9: read with validate=True, then validate() of the calendar
+  calcurse     calcurse -i into an empty folder: exit 0, nothing skipped
+  khal         khal import --batch into an empty vdir: exit 0
+  radicale     Radicale 3 in process: the file PUT whole to a new calendar, then each UID's
+               components PUT as one object; every answer 2xx
+"""
+import io
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+READERS = ["libical", "icalendar", "vobject", "calcurse", "khal", "radicale"]
+KINDS = ("VEVENT", "VTODO", "VJOURNAL")
+
+
+def components(text):
+    """The events, to-dos and journal entries of a file, by a scan of its BEGIN lines."""
+    return sum(1 for line in text.splitlines() if line.strip().upper() in {f"BEGIN:{k}" for k in KINDS})
+
+
+def libical(path, text, judge):
+    run = subprocess.run([judge, path], capture_output=True, text=True, timeout=60)
+    lines = run.stdout.splitlines()
+    if run.returncode != 0 or not lines:
+        return f"exit {run.returncode}"
+    summary = lines[-1].split()
+    if summary[3] != "0":
+        return f"{summary[3]} X-LIC-ERROR"
+    found = sum(1 for line in lines[:-1] if line.split()[0] in KINDS)
+    return "ok" if found == components(text) else f"{found} of {components(text)} components"
+
+
+def strict_icalendar(path, text, _):
+    import icalendar
+    try:
+        calendar = icalendar.Calendar.from_ical(text.encode())
+    except Exception as error:  # noqa: BLE001 - any refusal counts
+        return f"{type(error).__name__}: {str(error)[:80]}"
+    errors = [c.errors for c in calendar.walk() if getattr(c, "errors", None)]
+    if errors:
+        return f"errors: {str(errors[0])[:80]}"
+    found = sum(1 for c in calendar.walk() if c.name in KINDS)
+    return "ok" if found == components(text) else f"{found} of {components(text)} components"
+
+
+def vobject_reader(path, text, _):
+    import vobject
+    try:
+        calendar = vobject.readOne(text, validate=True)
+        calendar.validate()
+    except Exception as error:  # noqa: BLE001
+        return f"{type(error).__name__}: {str(error)[:80]}"
+    found = sum(len(calendar.contents.get(k.lower(), [])) for k in KINDS)
+    return "ok" if found == components(text) else f"{found} of {components(text)} components"
+
+
+def calcurse(path, text, _):
+    with tempfile.TemporaryDirectory() as home:
+        run = subprocess.run(["calcurse", "-D", home, "-q", "-i", path], capture_output=True,
+                             text=True, timeout=60)
+        out = run.stdout + run.stderr
+        if run.returncode != 0:
+            return f"exit {run.returncode}: {out.strip()[:80]}"
+        if "skipped" in out and not re.search(r"\b0 (?:\w+ )?skipped", out):
+            return f"skipped: {out.strip()[:80]}"
+        return "ok"
+
+
+def khal(path, text, _):
+    with tempfile.TemporaryDirectory() as home:
+        os.makedirs(os.path.join(home, "cal"))
+        config = os.path.join(home, "config")
+        with open(config, "w") as handle:
+            handle.write(f"[calendars]\n[[main]]\npath = {home}/cal\n[locale]\nlocal_timezone = UTC\n"
+                         f"default_timezone = UTC\n[sqlite]\npath = {home}/khal.db\n")
+        run = subprocess.run(["khal", "-c", config, "import", "--batch", path],
+                             capture_output=True, text=True, timeout=120)
+        if run.returncode != 0:
+            return f"exit {run.returncode}: {run.stderr.strip().splitlines()[-1][:80] if run.stderr.strip() else ''}"
+        return "ok"
+
+
+class Radicale:
+    def __init__(self):
+        import radicale
+        from radicale import config
+        self.folder = tempfile.mkdtemp()
+        htpasswd = os.path.join(self.folder, "htpasswd")
+        with open(htpasswd, "w") as handle:
+            handle.write("judge:judge\n")
+        configuration = config.load()
+        configuration.update({
+            "auth": {"type": "htpasswd", "htpasswd_filename": htpasswd,
+                     "htpasswd_encryption": "plain", "delay": "0"},
+            "rights": {"type": "owner_only"},
+            "storage": {"filesystem_folder": os.path.join(self.folder, "storage")},
+            "logging": {"level": "critical"},
+        }, "test", privileged=True)
+        self.app = radicale.Application(configuration)
+        self.count = 0
+
+    def request(self, method, path, body=b""):
+        environ = {
+            "REQUEST_METHOD": method, "PATH_INFO": path, "SCRIPT_NAME": "", "QUERY_STRING": "",
+            "SERVER_NAME": "localhost", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
+            "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(body), "wsgi.errors": io.StringIO(),
+            "CONTENT_LENGTH": str(len(body)), "CONTENT_TYPE": "text/calendar; charset=utf-8",
+            "HTTP_AUTHORIZATION": "Basic anVkZ2U6anVkZ2U=",
+        }
+        status = []
+        b"".join(self.app(environ, lambda s, h, e=None: status.append(s)))
+        return int(status[0].split()[0])
+
+    def check(self, path, text, _):
+        import icalendar
+        self.count += 1
+        whole = f"/judge/whole{self.count}/"
+        code = self.request("PUT", whole, text.encode())
+        if code // 100 != 2:
+            return f"whole file: {code}"
+        try:
+            calendar = icalendar.Calendar.from_ical(text.encode())
+        except Exception:  # noqa: BLE001 - the whole-file PUT was the test
+            return "ok"
+        collection = f"/judge/objects{self.count}/"
+        if self.request("MKCALENDAR", collection, b"") // 100 != 2:
+            return "MKCALENDAR refused"
+        groups = {}
+        zones = [c for c in calendar.subcomponents if c.name == "VTIMEZONE"]
+        for c in calendar.subcomponents:
+            if c.name in KINDS:
+                groups.setdefault(str(c.get("UID", "")), []).append(c)
+        for index, (uid, members) in enumerate(groups.items()):
+            single = icalendar.Calendar()
+            single.add("VERSION", "2.0")
+            single.add("PRODID", "-//judge//EN")
+            for z in zones:
+                single.add_component(z)
+            for m in members:
+                single.add_component(m)
+            code = self.request("PUT", f"{collection}{index}.ics", single.to_ical())
+            if code // 100 != 2:
+                return f"UID {uid[:40]}: {code}"
+        return "ok"
+
+
+def main():
+    logging.disable(logging.CRITICAL)  # Radicale says why it refuses; the result says it too
+    judge, paths = sys.argv[1], sys.argv[2:]
+    radicale = Radicale()
+    checks = {"libical": libical, "icalendar": strict_icalendar, "vobject": vobject_reader,
+              "calcurse": calcurse, "khal": khal, "radicale": radicale.check}
+    readers = [r for r in READERS if r not in os.environ.get("SKIP_READERS", "").split(",")]
+    result = {}
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        result[path] = {}
+        for reader in readers:
+            try:
+                result[path][reader] = checks[reader](path, text, judge)
+            except Exception as error:  # noqa: BLE001 - a judge that fails refuses
+                result[path][reader] = f"{type(error).__name__}: {str(error)[:80]}"
+    shutil.rmtree(radicale.folder, ignore_errors=True)
+    json.dump({"readers": readers, "files": result}, sys.stdout, ensure_ascii=False, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Which readers accept what taskcal writes: every calendar of the real-world corpus converted
+# .ics → .ics (with the options given, e.g. --for caldav; --as-exported: the files as they are),
+# then given to libical, Python icalendar (strict), vobject (validate), calcurse, khal and
+# Radicale (Scripts/acceptance.py says how each is asked). Prints acceptances per reader and
+# the commonest reasons for a refusal; the JSON of every answer goes to $OUT (default
+# /tmp/taskcal-acceptance.json).
+#
+#   Scripts/acceptance.sh [--as-exported] [CONVERT OPTIONS…]
+#   TASKCAL=path Scripts/acceptance.sh     (default: .build/debug/taskcal)
+#
+# Needs the corpus (.corpus-cache, fetched by the tests), gcc and libical-dev, calcurse, khal,
+# icalendar, vobject and radicale (.ci/run installs them). Takes about ten minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+taskcal=${TASKCAL:-.build/debug/taskcal}
+out=${OUT:-/tmp/taskcal-acceptance.json}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+as_exported=""
+if [ "${1:-}" = "--as-exported" ]; then as_exported=1; shift; fi
+# shellcheck disable=SC2046 # pkg-config prints several flags
+gcc -O1 -o "$work/libical_judge" Tests/EndToEndTests/Fixtures/libical_judge.c \
+    $(pkg-config --cflags --libs libical)
+mkdir "$work/files"
+index=0
+while IFS=$'\t' read -r _ _ path; do
+    index=$((index + 1))
+    # Only calendars taskcal reads: the same files both ways.
+    SOURCE_DATE_EPOCH=1700000000 "$taskcal" convert ".corpus-cache/$path" -o "$work/files/$index.ics" \
+        -q "$@" 2>/dev/null || { rm -f "$work/files/$index.ics"; continue; }
+    if [ -n "$as_exported" ]; then cp ".corpus-cache/$path" "$work/files/$index.ics"; fi
+done < <(tail -n +2 .corpus-cache/MANIFEST.tsv)
+python3 Scripts/acceptance.py "$work/libical_judge" "$work/files"/*.ics >"$out" 2>/dev/null
+python3 - "$out" <<'PY'
+import collections, json, sys
+answers = json.load(open(sys.argv[1]))
+files = answers["files"]
+print(f"| reader | accepts (of {len(files)}) | commonest refusals |")
+print("|---|---|---|")
+for reader in answers["readers"]:
+    reasons = collections.Counter(v[reader].split("\n")[0][:60] for v in files.values() if v[reader] != "ok")
+    accepted = sum(1 for v in files.values() if v[reader] == "ok")
+    common = "; ".join(f"{n}× {r}" for r, n in reasons.most_common(3))
+    print(f"| {reader} | {accepted} | {common} |")
+PY
