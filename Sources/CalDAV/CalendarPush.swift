@@ -190,7 +190,9 @@ public struct CalendarPush {
                     report.fates.append(
                         (
                             object.uid, .notWritten,
-                            "\(known == nil ? "appeared" : "changed") on the server since it was listed; not overwritten (push again to replace it)"
+                            known == nil
+                                ? "appeared on the server since it was listed; not overwritten (push again to replace it)"
+                                : "changed on the server since it was listed; not overwritten (push again to replace it)"
                         ))
                 }
             }
