@@ -85,21 +85,7 @@ public struct CalendarPush {
     }
 
     func saveState(_ state: State) throws(CalDAVError) {
-        let folder = (stateFile as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(
-            atPath: folder, withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let temporary = stateFile + ".\(getpid()).tmp"
-        guard let data = try? encoder.encode(state),
-            FileManager.default.createFile(
-                atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]),
-            rename(temporary, stateFile) == 0
-        else {
-            unlink(temporary)
-            throw .local("cannot write \(stateFile): \(String(cString: strerror(errno)))")
-        }
+        try StateFile.save(state, to: stateFile)
     }
 
     // MARK: - Comparing

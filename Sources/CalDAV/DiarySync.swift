@@ -136,17 +136,7 @@ public final class DiarySync {
     }
 
     func saveState(_ state: State) throws(CalDAVError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let temporary = stateFile + ".\(getpid()).tmp"
-        guard let data = try? encoder.encode(state),
-            FileManager.default.createFile(
-                atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]),
-            rename(temporary, stateFile) == 0
-        else {
-            unlink(temporary)
-            throw .local("cannot write \(stateFile): \(String(cString: strerror(errno)))")
-        }
+        try StateFile.save(state, to: stateFile)
     }
 
     // MARK: - The two sides
