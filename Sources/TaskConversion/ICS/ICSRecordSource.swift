@@ -165,11 +165,7 @@ final class ICSDigest {
             keptComponents.append(writable(raw))
             // A superseded revision: said once for its UID (``revisionWarnings``).
             guard !revisions.superseded.contains(raw.line) else { return nil }
-            warn(
-                Diagnostic(
-                    .warning, Location(file: path, line: raw.line),
-                    "\(raw.name) has no place among the records; kept with the calendar",
-                    code: .notConverted))
+            warnKept(raw.name, line: raw.line)
             return nil
         case .failed(let kind, let line, let errors):
             if kind == .timeZone {
@@ -191,6 +187,15 @@ final class ICSDigest {
         }
     }
 
+    /// Says that the component `name` of `line` is kept with the calendar, not a record.
+    private func warnKept(_ name: String, line: Int?) {
+        warn(
+            Diagnostic(
+                .warning, Location(file: path, line: line),
+                "\(name) has no place among the records; kept with the calendar",
+                code: .notConverted))
+    }
+
     /// The source item for an event, to-do or journal entry; other components are kept with
     /// the calendar.
     private func digest(_ component: Component) -> SourceItem? {
@@ -198,11 +203,7 @@ final class ICSDigest {
             if let text = try? Component.verbatim(component.serialized()) {
                 keptComponents.append(text.serialized())
             }
-            warn(
-                Diagnostic(
-                    .warning, Location(file: path, line: component.lineNumber),
-                    "\(component.kind) has no place among the records; kept with the calendar",
-                    code: .notConverted))
+            warnKept("\(component.kind)", line: component.lineNumber)
             return nil
         }
         let outcome = events.read(component, zones: zones)
