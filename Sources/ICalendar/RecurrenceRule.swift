@@ -182,6 +182,42 @@ public enum RecurrenceRule {
         }
     }
 
+    /// Whether `rule` itself gives `start`, its first occurrence: RFC 5545 counts `DTSTART`
+    /// as the first occurrence whether the rule gives it or not, but some readers (calcurse:
+    /// "rrule does not match start day") refuse a start the rule does not give. `nil` when it
+    /// cannot be told in bounded work (a rule that repeats more often than daily, a yearly or
+    /// monthly rule that matches nothing for ``searchYears``).
+    public static func generatesStart(_ rule: String, start: DateTimeValue) -> Bool? {
+        Libical.ensureReady()
+        return withParsed(rule) { parsed -> Bool? in
+            guard problem(parsed, rule) == nil,
+                [
+                    ICAL_DAILY_RECURRENCE, ICAL_WEEKLY_RECURRENCE, ICAL_MONTHLY_RECURRENCE,
+                    ICAL_YEARLY_RECURRENCE,
+                ].contains(parsed.freq)
+            else { return nil }
+            var first = start.icalTime
+            first.zone = nil
+            var open = parsed
+            open.count = 0
+            open.until = icaltime_null_time()
+            if parsed.freq == ICAL_YEARLY_RECURRENCE || parsed.freq == ICAL_MONTHLY_RECURRENCE {
+                var work = Work((searchYears * 12 + 1) * probeCost)
+                var pastLastYear = false
+                guard
+                    firstPeriod(
+                        open, start: first, from: first, work: &work, pastLastYear: &pastLastYear)
+                        != nil
+                else { return nil }
+            }
+            guard let iterator = icalrecur_iterator_new(open, first) else { return nil }
+            defer { icalrecur_iterator_free(iterator) }
+            let next = icalrecur_iterator_next(iterator)
+            guard icaltime_is_null_time(next) == 0 else { return nil }
+            return icaltime_compare(next, first) == 0
+        }
+    }
+
     /// Whether the rule ends by itself (`COUNT` or `UNTIL`).
     public static func isBounded(_ rule: String) -> Bool {
         withParsed(rule) { parsed in
@@ -339,13 +375,14 @@ public enum RecurrenceRule {
             let next = icalrecur_iterator_next(iterator)
             if icaltime_is_null_time(next) != 0 {
                 work.remaining -= Int((capped - previous) / max(stepSeconds, 1))
-                // Stopped by the work cap, not by the rule's end or the window's.
-                if capped == workEnd && workEnd < min(ruleEnd, windowEnd) { return (starts, .work) }
-                // Stopped at libical's last year, unless a COUNT ended the rule first (DTSTART
-                // may or may not be among the dates counted: one is allowed for).
-                if capped == lastYear && lastYear < min(ruleEnd, windowEnd)
-                    && (parsed.count == 0 || produced + 1 < parsed.count)
-                {
+                // Unless a COUNT ended the rule first (DTSTART may or may not be among the
+                // dates counted: one is allowed for), stopped by the work cap or at libical's
+                // last year, not by the rule's end or the window's.
+                let counted = parsed.count > 0 && produced + 1 >= parsed.count
+                if !counted && capped == workEnd && workEnd < min(ruleEnd, windowEnd) {
+                    return (starts, .work)
+                }
+                if !counted && capped == lastYear && lastYear < min(ruleEnd, windowEnd) {
                     return (starts, .lastYear)
                 }
                 return (starts, nil)
