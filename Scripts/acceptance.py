@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which readers accept each calendar: the clients a migration's output meets.
 
-usage: acceptance.py LIBICAL_JUDGE FILE.ics...   (Scripts/acceptance.sh runs it over the corpus)
+usage: acceptance.py [--jobs N] LIBICAL_JUDGE FILE.ics...   (Scripts/acceptance.sh runs it)
     -> one JSON object: {"readers": [...], "files": {FILE: {READER: "ok" | reason}}}
 
 A reader accepts a file when it reads it without an error and finds every event, to-do and
@@ -12,7 +12,7 @@ journal entry in it (counted in the file itself):
   calcurse     calcurse -i into an empty folder: exit 0, nothing skipped
   khal         khal import --batch into an empty vdir: exit 0
   radicale     Radicale 3 in process: the file PUT whole to a new calendar, then each UID's
-               components PUT as one object; every answer 2xx
+               components PUT as one object (100 to a calendar); every answer 2xx
 """
 import io
 import json
@@ -96,10 +96,10 @@ def khal(path, text, _):
 
 
 class Radicale:
-    def __init__(self):
+    def __init__(self, parent=None):
         import radicale
         from radicale import config
-        self.folder = tempfile.mkdtemp()
+        self.folder = tempfile.mkdtemp(dir=parent)
         htpasswd = os.path.join(self.folder, "htpasswd")
         with open(htpasswd, "w") as handle:
             handle.write("judge:judge\n")
@@ -137,15 +137,17 @@ class Radicale:
             calendar = icalendar.Calendar.from_ical(text.encode())
         except Exception:  # noqa: BLE001 - the whole-file PUT was the test
             return "ok"
-        collection = f"/judge/objects{self.count}/"
-        if self.request("MKCALENDAR", collection, b"") // 100 != 2:
-            return "MKCALENDAR refused"
         groups = {}
         zones = [c for c in calendar.subcomponents if c.name == "VTIMEZONE"]
         for c in calendar.subcomponents:
             if c.name in KINDS:
                 groups.setdefault(str(c.get("UID", "")), []).append(c)
         for index, (uid, members) in enumerate(groups.items()):
+            # A new collection every 100 objects: Radicale looks through the whole collection
+            # on each PUT, which made a file of 5,000 UIDs take minutes.
+            collection = f"/judge/objects{self.count}-{index // 100}/"
+            if index % 100 == 0 and self.request("MKCALENDAR", collection, b"") // 100 != 2:
+                return "MKCALENDAR refused"
             single = icalendar.Calendar()
             single.add("VERSION", "2.0")
             single.add("PRODID", "-//judge//EN")
@@ -159,24 +161,47 @@ class Radicale:
         return "ok"
 
 
-def main():
+_worker = {}
+
+
+def _start_worker(judge, readers, parent=None):
     logging.disable(logging.CRITICAL)  # Radicale says why it refuses; the result says it too
-    judge, paths = sys.argv[1], sys.argv[2:]
-    radicale = Radicale()
-    checks = {"libical": libical, "icalendar": strict_icalendar, "vobject": vobject_reader,
-              "calcurse": calcurse, "khal": khal, "radicale": radicale.check}
+    radicale = Radicale(parent)
+    _worker.update(judge=judge, readers=readers, radicale=radicale, checks={
+        "libical": libical, "icalendar": strict_icalendar, "vobject": vobject_reader,
+        "calcurse": calcurse, "khal": khal, "radicale": radicale.check})
+
+
+def _judge(path):
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    verdicts = {}
+    for reader in _worker["readers"]:
+        try:
+            verdicts[reader] = _worker["checks"][reader](path, text, _worker["judge"])
+        except Exception as error:  # noqa: BLE001 - a judge that fails refuses
+            verdicts[reader] = f"{type(error).__name__}: {str(error)[:80]}"
+    return path, verdicts
+
+
+def main():
+    arguments = sys.argv[1:]
+    jobs = 1
+    if arguments[:1] == ["--jobs"]:
+        jobs, arguments = max(1, int(arguments[1])), arguments[2:]
+    judge, paths = arguments[0], arguments[1:]
     readers = [r for r in READERS if r not in os.environ.get("SKIP_READERS", "").split(",")]
-    result = {}
-    for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-        result[path] = {}
-        for reader in readers:
-            try:
-                result[path][reader] = checks[reader](path, text, judge)
-            except Exception as error:  # noqa: BLE001 - a judge that fails refuses
-                result[path][reader] = f"{type(error).__name__}: {str(error)[:80]}"
-    shutil.rmtree(radicale.folder, ignore_errors=True)
+    if jobs == 1:
+        _start_worker(judge, readers)
+        result = dict(map(_judge, paths))
+        shutil.rmtree(_worker["radicale"].folder, ignore_errors=True)
+    else:
+        import multiprocessing
+        # Each worker its own Radicale, in one folder removed at the end.
+        parent = tempfile.mkdtemp()
+        with multiprocessing.Pool(jobs, _start_worker, (judge, readers, parent)) as pool:
+            result = dict(pool.imap(_judge, paths, chunksize=1))
+        shutil.rmtree(parent, ignore_errors=True)
     json.dump({"readers": readers, "files": result}, sys.stdout, ensure_ascii=False, indent=1)
 
 

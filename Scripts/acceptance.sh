@@ -24,14 +24,24 @@ gcc -O1 -o "$work/libical_judge" Tests/EndToEndTests/Fixtures/libical_judge.c \
     $(pkg-config --cflags --libs libical)
 mkdir "$work/files"
 index=0
+: >"$work/names.tsv"
 while IFS=$'\t' read -r _ _ path; do
     index=$((index + 1))
     # Only calendars taskcal reads: the same files both ways.
     SOURCE_DATE_EPOCH=1700000000 "$taskcal" convert ".corpus-cache/$path" -o "$work/files/$index.ics" \
         -q "$@" 2>/dev/null || { rm -f "$work/files/$index.ics"; continue; }
     if [ -n "$as_exported" ]; then cp ".corpus-cache/$path" "$work/files/$index.ics"; fi
+    printf '%s\t%s\n' "$work/files/$index.ics" "$path" >>"$work/names.tsv"
 done < <(tail -n +2 .corpus-cache/MANIFEST.tsv)
-python3 Scripts/acceptance.py "$work/libical_judge" "$work/files"/*.ics >"$out" 2>/dev/null
+python3 Scripts/acceptance.py "$work/libical_judge" "$work/files"/*.ics >"$work/answers.json" 2>/dev/null
+# The answers by corpus path, not by the temporary copy's name.
+python3 - "$work/answers.json" "$work/names.tsv" >"$out" <<'PY'
+import json, sys
+answers = json.load(open(sys.argv[1]))
+names = dict(line.rstrip("\n").split("\t", 1) for line in open(sys.argv[2]))
+answers["files"] = {names.get(k, k): v for k, v in answers["files"].items()}
+json.dump(answers, sys.stdout, ensure_ascii=False, indent=1)
+PY
 python3 - "$out" <<'PY'
 import collections, json, sys
 answers = json.load(open(sys.argv[1]))

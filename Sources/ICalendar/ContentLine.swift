@@ -25,6 +25,13 @@ public struct ContentLine: Sendable, Hashable {
         self.value = value
     }
 
+    /// Whether libical 3.0's parser refuses a property of this name, and with it the whole
+    /// component: a name registered after it (RFC 9253 `LINK`) or a vendor's own without the
+    /// `X-` prefix (`EVENT-ID`). RFC 5545 allows both; taskcal keeps them as written.
+    public var nameUnknownToLibical: Bool {
+        !name.hasPrefix("X-") && !PropertyKinds.isKnown(name)
+    }
+
     /// Lexes `text`, one unfolded content line without its line end.
     ///
     /// - Throws: ``ICalendarError/Kind/malformedLine`` naming what is wrong: a name with

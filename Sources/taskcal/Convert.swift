@@ -243,11 +243,11 @@ struct Convert: ParsableCommand {
         name: .customLong("for"),
         help: ArgumentHelp(
             tr(
-                "Shape the .ics for the app it goes into: google, outlook, apple, thunderbird or caldav."
+                "Shape the .ics for the app it goes into: google, outlook, apple, thunderbird, caldav, or any (every reader)."
             ),
             discussion:
                 tr(
-                    "Outlook: to-dos and subtasks left out, one alarm (the first), no disabled alarms, X-FILENAME on inline attachments, X-MICROSOFT-CDO-ALLDAYEVENT on all-day events, METHOD:PUBLISH. Google: to-dos and inline attachments left out (links kept); its dropping of alarms reported. Apple: times in a zone whose TZID must be quoted written in UTC. Thunderbird and CalDAV: plain RFC 5545 suits them. Every change is reported as a warning, once per rule with a count; taskcal lint --for APP lists what the app will still do."
+                    "Outlook: to-dos and subtasks left out, one alarm (the first), no disabled alarms, X-FILENAME on inline attachments, X-MICROSOFT-CDO-ALLDAYEVENT on all-day events, METHOD:PUBLISH. Google: to-dos and inline attachments left out (links kept); its dropping of alarms reported. Apple: times in a zone whose TZID must be quoted written in UTC. Thunderbird: plain RFC 5545 suits it. CalDAV: what a server refuses repaired (components kept as written but zones, period RDATEs, second rules, rules in a form it cannot read, impossible dates); an empty calendar is an error. any: every repair for the strictest readers (calcurse, khal, Radicale, libical, Python icalendar, vobject), also empty values, a start the rule does not give, EXDATEs without a rule; each repair of a repeat is checked to keep the same occurrences. Every change is reported as a warning, once per rule with a count; taskcal lint --for APP lists what the app will still do."
                 ),
             valueName: "app"))
     var app: CalendarApp?

@@ -27,6 +27,7 @@ struct Lint: ParsableCommand {
             Examples:
               taskcal lint export.ics --for outlook
               taskcal lint tasks.json --for google --format json
+              taskcal lint export.ics --for any
 
             The rules (code, effect: what, source):
             %@
@@ -45,7 +46,7 @@ struct Lint: ParsableCommand {
 
     @Option(
         name: .customLong("for"),
-        help: .tr("The app: google, outlook, apple, thunderbird or caldav."))
+        help: .tr("The app: google, outlook, apple, thunderbird, caldav or any (every reader)."))
     var app: CalendarApp
 
     @Option(

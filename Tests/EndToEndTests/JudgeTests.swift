@@ -18,7 +18,7 @@ func available(_ command: String, _ arguments: [String]) -> Bool {
 let pythonJudges = available("python3", ["-c", "import icalendar, vobject"])
 
 /// libical's own whole-file parser as a judge: `Fixtures/libical_judge.c`, compiled once.
-private let libicalJudge: String? = {
+let libicalJudge: String? = {
     let source = Taskcal.packageRoot.appendingPathComponent(
         "Tests/EndToEndTests/Fixtures/libical_judge.c"
     ).path

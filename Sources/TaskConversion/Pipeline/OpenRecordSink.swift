@@ -22,7 +22,8 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
         var plain = options
         plain.app = nil
         return ProfileSink(
-            try openRecordSink(path, options: plain), app: app, links: options.attachmentLinks)
+            try openRecordSink(path, options: plain), app: app, links: options.attachmentLinks,
+            path: path)
     }
     if let split = options.split {
         guard format == .ics, path != "-" else {

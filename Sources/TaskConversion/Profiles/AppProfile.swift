@@ -26,7 +26,7 @@ extension CalendarApp {
                 note(rule, "\(name): its \(record.subtasks.count) subtask(s) (to-dos) left out")
                 shaped.subtasks = []
             }
-        case .apple, .thunderbird, .caldav:
+        case .apple, .thunderbird, .caldav, .any:
             break
         }
         switch self {
@@ -114,7 +114,7 @@ extension CalendarApp {
                 note(AppRules.appleQuotedZone, "\(name): written in UTC, not in \"\(zone)\"")
                 shaped.timeZone = nil
             }
-        case .thunderbird, .caldav:
+        case .thunderbird, .caldav, .any:
             break
         }
         return (shaped, changes)
@@ -137,36 +137,66 @@ final class ProfileSink: RecordSink {
     private let base: any RecordSink
     private let app: CalendarApp
     private let links: AttachmentLinks?
+    private let path: String
+    private var repairs: StrictRepairs
     private var changes: [(first: AppFinding, count: Int)] = []
     private var changeOf: [String: Int] = [:]
+    /// Kept components already said to be left out (the calendar is set more than once).
+    private var saidComponents: Set<String> = []
+    private var written = 0
 
-    init(_ base: any RecordSink, app: CalendarApp, links: AttachmentLinks?) {
+    init(_ base: any RecordSink, app: CalendarApp, links: AttachmentLinks?, path: String) {
         self.base = base
         self.app = app
         self.links = links
+        self.path = path
+        repairs = StrictRepairs(kinds: app.repairs)
     }
 
     var calendar: CalendarInfo {
         get { base.calendar }
-        set { base.calendar = app.shape(newValue) }
+        set {
+            repairs.zones = (try? ZoneCatalog(calendar: newValue)) ?? ZoneCatalog()
+            let location = Location(file: path)
+            base.calendar = repairs.shape(app.shape(newValue)) { rule, message, text in
+                guard saidComponents.insert(text).inserted else { return }
+                count(AppFinding(rule: rule, location: location, message: message))
+            }
+        }
+    }
+
+    private func count(_ finding: AppFinding) {
+        if let index = changeOf[finding.rule.code] {
+            changes[index].count += 1
+        } else {
+            changeOf[finding.rule.code] = changes.count
+            changes.append((finding, 1))
+        }
     }
 
     func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
         let (shaped, found) = app.shape(record, at: location, links: links)
-        for finding in found {
-            if let index = changeOf[finding.rule.code] {
-                changes[index].count += 1
-            } else {
-                changeOf[finding.rule.code] = changes.count
-                changes.append((finding, 1))
-            }
-        }
+        found.forEach(count)
         // A record left out (an Outlook or Google to-do) is said by its rule's warning.
         guard let shaped else { return }
-        try base.write(shaped, from: location)
+        let repaired = repairs.repair(shaped) { rule, message in
+            count(AppFinding(rule: rule, location: location, message: message))
+        }
+        for record in repaired { try base.write(record, from: location) }
+        written += 1
     }
 
-    func finish() throws(Diagnostic) { try base.finish() }
+    func finish() throws(Diagnostic) {
+        if repairs.kinds.contains(.emptyCalendar), written == 0 {
+            base.abandon()
+            throw Diagnostic(
+                .error, Location(file: path),
+                "--for \(app.rawValue): nothing to write: no event, to-do or journal entry is left, and readers refuse an empty calendar (\(AppRules.anyEmptyCalendar.code))",
+                code: .appProfile)
+        }
+        try base.finish()
+    }
+
     func abandon() { base.abandon() }
     var writtenFiles: [String] { base.writtenFiles }
 

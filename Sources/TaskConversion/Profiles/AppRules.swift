@@ -3,7 +3,7 @@ import TaskModel
 
 /// The calendar apps taskcal knows the import rules of (`convert --for`, `lint --for`).
 public enum CalendarApp: String, CaseIterable, Sendable {
-    case google, outlook, apple, thunderbird, caldav
+    case google, outlook, apple, thunderbird, caldav, any
 
     /// The app's name for people.
     public var displayName: String {
@@ -13,6 +13,17 @@ public enum CalendarApp: String, CaseIterable, Sendable {
         case .apple: "Apple Calendar"
         case .thunderbird: "Thunderbird"
         case .caldav: "a CalDAV server (SabreDAV: Nextcloud, Baïkal)"
+        case .any: "every reader (calcurse, khal, Radicale, libical, Python icalendar, vobject)"
+        }
+    }
+
+    /// The repairs for the strictest readers this app needs: every one for `any`; for a
+    /// CalDAV server, those Radicale refuses a file without.
+    var repairs: Set<StrictRepairs.Kind> {
+        switch self {
+        case .any: Set(StrictRepairs.Kind.allCases)
+        case .caldav: [.keptComponents, .impossibleDates, .extraRepeats, .ruleForm, .emptyCalendar]
+        case .google, .outlook, .apple, .thunderbird: []
         }
     }
 }
@@ -158,12 +169,13 @@ public enum AppRules {
         source: "SabreDAV's iCalendar validation (sabre/vobject)")
 
     /// Every rule, by app.
-    public static let all: [AppRule] = [
-        outlookTodo, outlookOneAlarm, outlookAlarmAction, outlookAlarmRepeat,
-        outlookDisabledAlarm, outlookAttachmentName, outlookUndeclaredZone, googleReminders,
-        googleInlineAttachment, googleTodo, googleFileSize, appleMalformedLine, appleQuotedZone,
-        thunderbirdStructure, caldavMissingUID, caldavDuplicateUID, caldavBadValue,
-    ]
+    public static let all: [AppRule] =
+        [
+            outlookTodo, outlookOneAlarm, outlookAlarmAction, outlookAlarmRepeat,
+            outlookDisabledAlarm, outlookAttachmentName, outlookUndeclaredZone, googleReminders,
+            googleInlineAttachment, googleTodo, googleFileSize, appleMalformedLine, appleQuotedZone,
+            thunderbirdStructure, caldavMissingUID, caldavDuplicateUID, caldavBadValue,
+        ] + strict
 
     /// The characters that make libical quote a `TZID` parameter.
     static func needsQuotes(_ zone: String) -> Bool {
@@ -235,6 +247,12 @@ public enum AppRules {
                 {
                     add(appleQuotedZone, "\(what): TZID \"\(zone)\" must be quoted")
                 }
+            case .any:
+                if path.isEmpty {
+                    _ = StrictRepairs(kinds: app.repairs).repair(record) { rule, message in
+                        add(rule, message)
+                    }
+                }
             case .thunderbird, .caldav:
                 break
             }
@@ -265,6 +283,8 @@ public enum AppRules {
             return finding(caldavDuplicateUID)
         case (.caldav, .unreadableValue):
             return finding(caldavBadValue)
+        case (.any, .notConverted), (.any, .componentSkipped):
+            return finding(anyKeptComponent)
         default:
             return []
         }

@@ -1,0 +1,238 @@
+import Foundation
+import Testing
+
+/// Why these checks are skipped here, and how to get what they need.
+let readersMissing =
+    "the six readers are not all installed (apt-get install calcurse; python3 -m pip install icalendar==7.3.0 vobject==0.9.9 khal==0.14.1 radicale==3.9.0 recurring-ical-events==3.8.2)"
+
+let sixReaders =
+    pythonJudges && calcurse && available("khal", ["--version"])
+    && available("python3", ["-c", "import radicale, recurring_ical_events"])
+
+/// One small calendar with one thing a strict reader refuses, the reader that refuses it as
+/// taskcal keeps it, and the repair `--for any` makes.
+struct StrictCase: CustomTestStringConvertible, Sendable {
+    var name: String
+    var events: [[String]]
+    /// The reader that refuses the plain conversion.
+    var refusedBy: String
+    /// The code of the repair `--for any` says it made.
+    var code: String
+    /// Lines the repaired output holds.
+    var holds: [String] = []
+    var testDescription: String { name }
+
+    var text: String {
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN"]
+            + events.flatMap { ["BEGIN:VEVENT"] + $0 + ["END:VEVENT"] } + ["END:VCALENDAR", ""])
+            .joined(separator: "\r\n")
+    }
+
+    static func event(_ uid: String, _ lines: [String], start: String = "20260105T090000Z")
+        -> [String]
+    {
+        [
+            "UID:\(uid)", "DTSTAMP:20260101T000000Z", "DTSTART:\(start)",
+            "DURATION:PT1H", "SUMMARY:\(uid)",
+        ] + lines
+    }
+
+    static let all: [StrictCase] = [
+        StrictCase(
+            name: "an event without DTSTART beside a whole one",
+            events: [event("whole", []), ["SUMMARY:No start", "UID:nostart"]],
+            refusedBy: "vobject", code: "any-kept-component"),
+        StrictCase(
+            name: "properties without a value", events: [event("empty", ["CONTACT:", "X-EMPTY:"])],
+            refusedBy: "libical", code: "any-empty-value"),
+        StrictCase(
+            name: "a date in the year 0",
+            events: [event("created", ["CREATED:00001231T000000Z"])],
+            refusedBy: "icalendar", code: "any-impossible-date"),
+        StrictCase(
+            name: "RDATE;VALUE=PERIOD",
+            events: [
+                event(
+                    "period",
+                    [
+                        "RRULE:FREQ=WEEKLY;COUNT=3",
+                        "RDATE;VALUE=PERIOD:20260107T180000Z/PT3H,20260108T080000Z/20260108T083000Z",
+                    ])
+            ],
+            refusedBy: "radicale", code: "any-extra-repeat",
+            holds: ["RDATE:20260107T180000Z", "RECURRENCE-ID:20260108T080000Z"]),
+        StrictCase(
+            name: "a second RRULE",
+            events: [
+                event("second", ["RRULE:FREQ=WEEKLY;COUNT=4", "RRULE:FREQ=DAILY;COUNT=3"])
+            ],
+            refusedBy: "khal", code: "any-extra-repeat",
+            holds: ["RDATE:20260106T090000Z", "RDATE:20260107T090000Z"]),
+        StrictCase(
+            name: "UNTIL a DATE for a DATE-TIME start, and COUNT beside UNTIL",
+            events: [
+                event("until", ["RRULE:FREQ=DAILY;UNTIL=20260110"]),
+                event("both", ["RRULE:FREQ=DAILY;COUNT=3;UNTIL=20260220T000000Z"]),
+            ],
+            refusedBy: "calcurse", code: "any-rule-form",
+            holds: [
+                "RRULE:FREQ=DAILY;UNTIL=20260109T090000Z",
+                "RRULE:FREQ=DAILY;COUNT=3",
+            ]),
+        StrictCase(
+            name: "a start its rule does not give",
+            events: [
+                // Monday the 5th, weekly on Wednesdays: the 5th, then the 7th, 14th, 21st.
+                event("start", ["RRULE:FREQ=WEEKLY;BYDAY=WE;UNTIL=20260121T090000Z"])
+            ],
+            refusedBy: "calcurse", code: "any-rule-start",
+            holds: ["DTSTART:20260107T090000Z", "RDATE:20260105T090000Z"]),
+        StrictCase(
+            name: "a rule no reader reads",
+            events: [
+                event("freq", ["RRULE:FREQ=FORTNIGHTLY;COUNT=3"])
+            ],
+            refusedBy: "khal", code: "any-rule-left-out"),
+        StrictCase(
+            name: "a rule of another calendar (RFC 7529) without an end",
+            events: [event("lunar", ["RRULE:RSCALE=CHINESE;FREQ=YEARLY"])],
+            refusedBy: "khal", code: "any-rule-left-out"),
+        StrictCase(
+            name: "a property name libical 3.0 cannot read",
+            events: [event("vendor", ["EVENT-ID:42"])],
+            refusedBy: "libical", code: "any-property-name", holds: ["X-EVENT-ID:42"]),
+        StrictCase(
+            name: "an all-day event that ends at a DATE-TIME",
+            events: [
+                [
+                    "UID:allday", "DTSTAMP:20260101T000000Z", "DTSTART;VALUE=DATE:20260105",
+                    "DTEND:20260107T000000Z", "SUMMARY:Away",
+                ]
+            ],
+            refusedBy: "calcurse", code: "any-end-type", holds: ["DTEND;VALUE=DATE:20260107"]),
+        StrictCase(
+            name: "an alarm whose TRIGGER no reader reads",
+            events: [
+                event(
+                    "alarm",
+                    [
+                        "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x",
+                        "TRIGGER;VALUE=TIME:230000", "END:VALARM",
+                    ])
+            ],
+            refusedBy: "vobject", code: "any-kept-component"),
+        StrictCase(
+            name: "an EXDATE of an entry that does not repeat",
+            events: [
+                event("exdate", ["EXDATE:20260112T090000Z"])
+            ],
+            refusedBy: "calcurse", code: "any-lone-exdate"),
+    ]
+}
+
+@Suite("--for any: one output every reader takes")
+struct StrictReadersTests {
+    /// What each of the six readers says of `file` (`ok` or why not), from
+    /// Scripts/acceptance.py.
+    static func verdicts(_ cli: Taskcal, _ file: String) throws -> [String: String] {
+        let judge = try #require(libicalJudge, "the libical judge did not compile")
+        let result = try Taskcal.execute(
+            "/usr/bin/env",
+            [
+                "python3", Taskcal.packageRoot.appendingPathComponent("Scripts/acceptance.py").path,
+                judge, cli.path(file),
+            ], in: cli.directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let answer = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        let files = try #require((answer as? [String: Any])?["files"] as? [String: Any])
+        return try #require(files.values.first as? [String: String])
+    }
+
+    /// The occurrences of an .ics file as recurring-ical-events expands it over 2026:
+    /// `UID START END` lines, sorted.
+    static func occurrences(_ cli: Taskcal, _ file: String) throws -> [String] {
+        let script = """
+            import sys, icalendar, recurring_ical_events
+            cal = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
+            for e in recurring_ical_events.of(cal).between((2026, 1, 1), (2027, 1, 1)):
+                print(e['UID'], e['DTSTART'].dt.isoformat(), e['DTEND'].dt.isoformat())
+            """
+        let result = try Taskcal.execute(
+            "/usr/bin/env", ["python3", "-c", script, cli.path(file)], in: cli.directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init).sorted()
+    }
+
+    @Test(
+        "each repair: the reader that refused taskcal's plain output takes it, all six take it, the occurrences stay",
+        .enabled(if: sixReaders || required, "\(readersMissing)"),
+        arguments: StrictCase.all)
+    func repair(_ strict: StrictCase) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try cli.write("in.ics", strict.text)
+        let plain = try cli.run(["convert", "in.ics", "-o", "plain.ics"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try Self.verdicts(cli, "plain.ics")[strict.refusedBy] != "ok")
+
+        let any = try cli.run(["convert", "in.ics", "-o", "any.ics", "--for", "any"])
+        #expect(any.status == 0, "\(any.stderr)")
+        // Said once, with its code.
+        #expect(
+            any.stderr.components(separatedBy: "--for any: \(strict.code):").count == 2,
+            "\(any.stderr)")
+        let verdicts = try Self.verdicts(cli, "any.ics")
+        #expect(verdicts.count == 6 && verdicts.values.allSatisfy { $0 == "ok" }, "\(verdicts)")
+        let written = try cli.read("any.ics")
+        for line in strict.holds { #expect(written.contains(line + "\r\n"), "\(written)") }
+        // The same occurrences for recurring-ical-events (a rule no reader reads is gone; an
+        // event without DTSTART stops it).
+        if !["any-rule-left-out", "any-kept-component", "any-end-type"].contains(strict.code) {
+            #expect(try Self.occurrences(cli, "any.ics") == Self.occurrences(cli, "plain.ics"))
+        }
+
+        // lint --for any names the same repair; plain convert keeps everything as before.
+        let lint = try cli.run(["lint", "in.ics", "--for", "any"])
+        #expect(lint.stdout.contains(strict.code), "\(lint.stdout)\(lint.stderr)")
+        #expect(try cli.read("plain.ics") != written)
+    }
+
+    @Test("a calendar with nothing left for readers is not written: an error, exit 2, no file")
+    func nothingLeft() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let text = StrictCase(
+            name: "", events: [["UID:nostart", "SUMMARY:No start"]], refusedBy: "",
+            code: ""
+        ).text
+        try cli.write("in.ics", text)
+        let any = try cli.run(["convert", "in.ics", "-o", "any.ics", "--for", "any"])
+        // As every conversion that writes nothing: exit 2, the place named.
+        #expect(any.status == 2)
+        #expect(any.stderr.contains("any.ics: --for any: nothing to write"), "\(any.stderr)")
+        #expect(any.stderr.contains("any-empty-calendar"), "\(any.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cli.path("any.ics")))
+        // Plain convert keeps the component as written, as before.
+        #expect(try cli.run(["convert", "in.ics", "-o", "plain.ics"]).status == 0)
+        #expect(try cli.read("plain.ics").contains("SUMMARY:No start"))
+    }
+
+    @Test(
+        "--for caldav takes the repairs Radicale needs, not calcurse's",
+        .enabled(if: sixReaders || required, "\(readersMissing)"))
+    func caldavProfile() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let period = StrictCase.all.first { $0.code == "any-extra-repeat" }!
+        let start = StrictCase.all.first { $0.code == "any-rule-start" }!
+        try cli.write("period.ics", period.text)
+        try cli.write("start.ics", start.text)
+        let caldav = try cli.run(["convert", "period.ics", "-o", "out.ics", "--for", "caldav"])
+        #expect(caldav.status == 0)
+        #expect(caldav.stderr.contains("--for caldav: any-extra-repeat:"), "\(caldav.stderr)")
+        #expect(try Self.verdicts(cli, "out.ics")["radicale"] == "ok")
+        let kept = try cli.run(["convert", "start.ics", "-o", "start-out.ics", "--for", "caldav"])
+        #expect(kept.status == 0)
+        #expect(try cli.read("start-out.ics").contains("DTSTART:20260105T090000Z"))
+    }
+}
