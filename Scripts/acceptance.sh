@@ -8,9 +8,12 @@
 #
 #   Scripts/acceptance.sh [--as-exported] [CONVERT OPTIONS…]
 #   TASKCAL=path Scripts/acceptance.sh     (default: .build/debug/taskcal)
+#   RECORD=Tests/EndToEndTests/Fixtures/acceptance-any.tsv Scripts/acceptance.sh --for any
+#       also writes what each reader took, file by file (the suite's record; "-": no output)
 #
 # Needs the corpus (.corpus-cache, fetched by the tests), gcc and libical-dev, calcurse, khal,
-# icalendar, vobject and radicale (.ci/run installs them). Takes about ten minutes on 2 cores.
+# icalendar, vobject and radicale (.ci/run installs them). Takes about four minutes on 2 cores
+# (JOBS readers at once, default: one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 taskcal=${TASKCAL:-.build/debug/taskcal}
@@ -32,8 +35,9 @@ while IFS=$'\t' read -r _ _ path; do
         -q "$@" 2>/dev/null || { rm -f "$work/files/$index.ics"; continue; }
     if [ -n "$as_exported" ]; then cp ".corpus-cache/$path" "$work/files/$index.ics"; fi
     printf '%s\t%s\n' "$work/files/$index.ics" "$path" >>"$work/names.tsv"
-done < <(tail -n +2 .corpus-cache/MANIFEST.tsv)
-python3 Scripts/acceptance.py "$work/libical_judge" "$work/files"/*.ics >"$work/answers.json" 2>/dev/null
+done
+tail -n +2 .corpus-cache/MANIFEST.tsv | cut -f3 >"$work/all.txt" < <(tail -n +2 .corpus-cache/MANIFEST.tsv)
+python3 Scripts/acceptance.py --jobs "${JOBS:-$(nproc)}" "$work/libical_judge" "$work/files"/*.ics >"$work/answers.json" 2>/dev/null
 # The answers by corpus path, not by the temporary copy's name.
 python3 - "$work/answers.json" "$work/names.tsv" >"$out" <<'PY'
 import json, sys
@@ -42,6 +46,22 @@ names = dict(line.rstrip("\n").split("\t", 1) for line in open(sys.argv[2]))
 answers["files"] = {names.get(k, k): v for k, v in answers["files"].items()}
 json.dump(answers, sys.stdout, ensure_ascii=False, indent=1)
 PY
+if [ -n "${RECORD:-}" ]; then
+    python3 - "$out" "$work/all.txt" "$RECORD" <<'PY'
+import json, sys
+answers = json.load(open(sys.argv[1]))
+files, readers = answers["files"], answers["readers"]
+try:  # the record's comment lines stay
+    header = [line for line in open(sys.argv[3]) if line.startswith("#")]
+except OSError:
+    header = []
+with open(sys.argv[3], "w") as record:
+    record.writelines(header)
+    for path in sorted(line.strip() for line in open(sys.argv[2]) if line.strip()):
+        took = [r for r in readers if files.get(path, {}).get(r) == "ok"]
+        record.write(f"{path}\t{','.join(took) or '-'}\n")
+PY
+fi
 python3 - "$out" <<'PY'
 import collections, json, sys
 answers = json.load(open(sys.argv[1]))

@@ -236,3 +236,73 @@ struct StrictReadersTests {
         #expect(try cli.read("start-out.ics").contains("DTSTART:20260105T090000Z"))
     }
 }
+
+/// What the six readers took of each corpus calendar converted with `--for any`, when it was
+/// last recorded: `PATH<TAB>READER,…` (`-`: nothing to write, an error). A reader leaving a
+/// file it took fails the suite; recorded again with Scripts/acceptance.sh (see the header).
+private func recordedAcceptance() throws -> [String: Set<String>] {
+    let text = try String(
+        contentsOfFile: Taskcal.fixture("acceptance-any.tsv"), encoding: .utf8)
+    var recorded: [String: Set<String>] = [:]
+    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+        let fields = line.split(separator: "\t")
+        guard fields.count == 2 else { continue }
+        recorded[String(fields[0])] =
+            fields[1] == "-" ? [] : Set(fields[1].split(separator: ",").map(String.init))
+    }
+    return recorded
+}
+
+extension StrictReadersTests {
+    @Test(
+        "the corpus through --for any: no reader refuses a calendar it took when last recorded",
+        .enabled(if: corpus != nil, "\(corpusMissing)"),
+        .enabled(if: sixReaders || required, "\(readersMissing)"))
+    func corpusAcceptance() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let recorded = try recordedAcceptance()
+        let cache = Taskcal.packageRoot.appendingPathComponent(".corpus-cache").path + "/"
+        var outputs: [String: String] = [:]
+        var nothing: [String] = []
+        for (index, file) in (corpus ?? []).enumerated() {
+            let path = String(file.dropFirst(cache.count))
+            let result = try cli.run(
+                ["convert", file, "-o", "\(index).ics", "--for", "any", "-q"],
+                environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+            if result.status == 0 {
+                outputs[cli.path("\(index).ics")] = path
+            } else {
+                #expect(result.status == 2, "\(path): \(result.stderr)")
+                nothing.append(path)
+            }
+        }
+        let judge = try #require(libicalJudge, "the libical judge did not compile")
+        let result = try Taskcal.execute(
+            "/usr/bin/env",
+            [
+                "python3", Taskcal.packageRoot.appendingPathComponent("Scripts/acceptance.py").path,
+                "--jobs", "\(max(2, ProcessInfo.processInfo.activeProcessorCount))", judge,
+            ] + outputs.keys.sorted(), in: cli.directory, timeLimit: 3_600)
+        #expect(result.status == 0, "\(result.stderr)")
+        let answer = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        let verdicts = try #require(
+            (answer as? [String: Any])?["files"] as? [String: [String: String]])
+        var lost: [String] = []
+        var everyReader = 0
+        for (output, path) in outputs {
+            let took = Set((verdicts[output] ?? [:]).filter { $0.value == "ok" }.keys)
+            if took.count == 6 { everyReader += 1 }
+            for reader in (recorded[path] ?? []).subtracting(took).sorted() {
+                lost.append("\(path): \(reader): \(verdicts[output]?[reader] ?? "no verdict")")
+            }
+        }
+        for path in nothing where !(recorded[path] ?? []).isEmpty {
+            lost.append("\(path): nothing written now, taken by \(recorded[path]!.sorted())")
+        }
+        #expect(lost.isEmpty, "\(lost.joined(separator: "\n"))")
+        print(
+            "corpus --for any: \(outputs.count) calendars written, \(everyReader) taken by all six readers, \(nothing.count) with nothing to write"
+        )
+    }
+}
