@@ -35,8 +35,8 @@ while IFS=$'\t' read -r _ _ path; do
         -q "$@" 2>/dev/null || { rm -f "$work/files/$index.ics"; continue; }
     if [ -n "$as_exported" ]; then cp ".corpus-cache/$path" "$work/files/$index.ics"; fi
     printf '%s\t%s\n' "$work/files/$index.ics" "$path" >>"$work/names.tsv"
-done
-tail -n +2 .corpus-cache/MANIFEST.tsv | cut -f3 >"$work/all.txt" < <(tail -n +2 .corpus-cache/MANIFEST.tsv)
+done < <(tail -n +2 .corpus-cache/MANIFEST.tsv)
+tail -n +2 .corpus-cache/MANIFEST.tsv | cut -f3 >"$work/all.txt"
 python3 Scripts/acceptance.py --jobs "${JOBS:-$(nproc)}" "$work/libical_judge" "$work/files"/*.ics >"$work/answers.json" 2>/dev/null
 # The answers by corpus path, not by the temporary copy's name.
 python3 - "$work/answers.json" "$work/names.tsv" >"$out" <<'PY'

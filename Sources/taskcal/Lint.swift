@@ -81,10 +81,13 @@ struct Lint: ParsableCommand {
         var options = ReadOptions(format: from, floatingZone: tz)
         options.readsEveryRevision = true
         for input in inputs {
+            var series = AppRules.SeriesCheck(app: app)
             let report = Converter.read(inputs: [input], options: options) { record, location in
                 records += 1
                 findings += AppRules.findings(for: record, at: location, app: app)
+                series.include(record, at: location)
             }
+            findings += series.findings
             for error in report.errors { Console.error(error.description) }
             if !report.errors.isEmpty { unreadable += 1 }
             findings += report.warnings.flatMap { AppRules.findings(for: $0, app: app) }

@@ -139,7 +139,7 @@ struct CorpusTests {
         let files = corpus ?? []
         // The linter: one JSON report per app over the whole corpus.
         var fixable: [String: Set<String>] = [:]
-        for app in ["outlook", "google", "apple", "thunderbird", "caldav"] {
+        for app in ["outlook", "google", "apple", "thunderbird", "caldav", "any"] {
             let result = try cli.run(["lint"] + files + ["--for", app, "--format", "json"])
             #expect(result.status == 1 || result.status == 2, "\(app): exit \(result.status)")
             let report = try #require(

@@ -122,6 +122,23 @@ struct StrictCase: CustomTestStringConvertible, Sendable {
             ],
             refusedBy: "vobject", code: "any-kept-component"),
         StrictCase(
+            name: "an IMAGE of inline data",
+            events: [
+                event(
+                    "image",
+                    ["IMAGE;VALUE=BINARY;ENCODING=BASE64;FMTTYPE=image/png:iVBORw0KGgo="])
+            ],
+            refusedBy: "radicale", code: "any-binary-image",
+            holds: ["IMAGE;VALUE=URI;FMTTYPE=image/png:data:image/png;base64,iVBORw0KGgo="]),
+        StrictCase(
+            name: "changed occurrences without their series",
+            events: [
+                event("moved", ["RECURRENCE-ID:20260112T090000Z"], start: "20260112T100000Z"),
+                event("moved", ["RECURRENCE-ID:20260119T090000Z"], start: "20260119T110000Z"),
+            ],
+            refusedBy: "radicale", code: "any-lone-change",
+            holds: ["RDATE:20260119T110000Z", "RECURRENCE-ID:20260119T110000Z"]),
+        StrictCase(
             name: "an EXDATE of an entry that does not repeat",
             events: [
                 event("exdate", ["EXDATE:20260112T090000Z"])

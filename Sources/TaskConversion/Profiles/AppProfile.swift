@@ -144,6 +144,10 @@ final class ProfileSink: RecordSink {
     /// Kept components already said to be left out (the calendar is set more than once).
     private var saidComponents: Set<String> = []
     private var written = 0
+    /// Series written so far (by UID, or id without one), and changed occurrences held until
+    /// their series comes (`--for any`: one that never comes is written as an event of its own).
+    private var series: Set<String> = []
+    private var heldChanges: [(record: TaskRecord, location: Location)] = []
 
     init(_ base: any RecordSink, app: CalendarApp, links: AttachmentLinks?, path: String) {
         self.base = base
@@ -182,11 +186,62 @@ final class ProfileSink: RecordSink {
         let repaired = repairs.repair(shaped) { rule, message in
             count(AppFinding(rule: rule, location: location, message: message))
         }
-        for record in repaired { try base.write(record, from: location) }
+        for record in repaired {
+            if repairs.kinds.contains(.loneChanges), record.recurrenceID != nil,
+                !series.contains(Self.seriesKey(record))
+            {
+                heldChanges.append((record, location))
+                continue
+            }
+            if record.recurrenceID == nil { series.insert(Self.seriesKey(record)) }
+            try base.write(record, from: location)
+        }
         written += 1
     }
 
+    private static func seriesKey(_ record: TaskRecord) -> String {
+        record.uid ?? "#\(record.id)"
+    }
+
+    /// The held changed occurrences: with their series when it came. Those of a series that
+    /// never came become one of their own, so that the UID stays and is a UID once: the
+    /// first an event whose `RDATE`s are the others' starts, the others its changed
+    /// occurrences at those starts.
+    private func writeHeldChanges() throws(Diagnostic) {
+        var lone: [String: [(record: TaskRecord, location: Location)]] = [:]
+        var order: [String] = []
+        for (record, location) in heldChanges {
+            let key = Self.seriesKey(record)
+            if series.contains(key) {
+                try base.write(record, from: location)
+            } else {
+                if lone[key] == nil { order.append(key) }
+                lone[key, default: []].append((record, location))
+            }
+        }
+        heldChanges = []
+        for key in order {
+            let changes = lone[key]!.sorted { $0.record.dateStart < $1.record.dateStart }
+            var first = changes[0].record
+            first.recurrenceID = nil
+            first.thisAndFuture = false
+            let others = changes.dropFirst().map(\.record.dateStart)
+            first.recurrence = others.isEmpty ? nil : Recurrence(rule: nil, rdates: others)
+            count(
+                AppRules.SeriesCheck.loneChanges(
+                    first.name, changes.count, at: changes[0].location))
+            try base.write(first, from: changes[0].location)
+            for (record, location) in changes.dropFirst() {
+                var change = record
+                change.recurrenceID = record.dateStart
+                change.thisAndFuture = false
+                try base.write(change, from: location)
+            }
+        }
+    }
+
     func finish() throws(Diagnostic) {
+        try writeHeldChanges()
         if repairs.kinds.contains(.emptyCalendar), written == 0 {
             base.abandon()
             throw Diagnostic(

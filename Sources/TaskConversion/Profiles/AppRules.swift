@@ -22,7 +22,11 @@ public enum CalendarApp: String, CaseIterable, Sendable {
     var repairs: Set<StrictRepairs.Kind> {
         switch self {
         case .any: Set(StrictRepairs.Kind.allCases)
-        case .caldav: [.keptComponents, .impossibleDates, .extraRepeats, .ruleForm, .emptyCalendar]
+        case .caldav:
+            [
+                .keptComponents, .impossibleDates, .extraRepeats, .ruleForm, .binaryImages,
+                .loneChanges, .emptyCalendar,
+            ]
         case .google, .outlook, .apple, .thunderbird: []
         }
     }

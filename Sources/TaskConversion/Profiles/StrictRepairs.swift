@@ -19,6 +19,15 @@ extension AppRules {
         summary:
             "a property named as libical 3.0 cannot read (RFC 9253 LINK, a vendor's EVENT-ID without X-) is written as X-NAME",
         source: "libical 3.0: 'Parse error in property name'")
+    public static let anyBinaryImage = AppRule(
+        code: "any-binary-image", app: .any, effect: .changes,
+        summary: "an IMAGE of inline data (RFC 7986) is written as a data: URI (RFC 2397)",
+        source: "Radicale (vobject): 'bytes' object has no attribute 'encode'")
+    public static let anyLoneChange = AppRule(
+        code: "any-lone-change", app: .any, effect: .changes,
+        summary:
+            "changed occurrences whose series is not in the output are written as a series of their own (the first an event, the others its RDATEs)",
+        source: "Radicale: 'Main component missing'; taskcal reads it as that one occurrence")
     public static let anyImpossibleDate = AppRule(
         code: "any-impossible-date", app: .any, effect: .drops,
         summary: "a date no reader can hold (year 0, a 13th month) is left out",
@@ -60,10 +69,51 @@ extension AppRules {
 
     /// The repairs, in the order `lint --for any` lists them.
     static let strict: [AppRule] = [
-        anyKeptComponent, anyEmptyValue, anyPropertyName, anyImpossibleDate, anyExtraRepeat,
+        anyKeptComponent, anyEmptyValue, anyPropertyName, anyBinaryImage, anyImpossibleDate,
+        anyExtraRepeat,
         anyRuleForm,
-        anyEndType, anyRuleStart, anyRuleLeftOut, anyLoneExdate, anyEmptyCalendar,
+        anyEndType, anyRuleStart, anyRuleLeftOut, anyLoneExdate, anyLoneChange, anyEmptyCalendar,
     ]
+}
+
+extension AppRules {
+    /// What `lint` finds across the records of one file: changed occurrences whose series
+    /// is not in it, for `lint --for any` (`--for any` and `--for caldav` write them as a
+    /// series of their own).
+    public struct SeriesCheck {
+        private let app: CalendarApp
+        private var series: Set<String> = []
+        private var changes: [String: (name: String, location: Location, count: Int)] = [:]
+        private var order: [String] = []
+
+        public init(app: CalendarApp) { self.app = app }
+
+        static func loneChanges(_ name: String, _ count: Int, at location: Location) -> AppFinding {
+            AppFinding(
+                rule: anyLoneChange, location: location,
+                message:
+                    "\"\(name)\": \(count) changed occurrence(s) without their series, written as a series of their own"
+            )
+        }
+
+        public mutating func include(_ record: TaskRecord, at location: Location) {
+            guard app == .any else { return }
+            let key = record.uid ?? "#\(record.id)"
+            guard record.recurrenceID != nil else {
+                series.insert(key)
+                return
+            }
+            if changes[key] == nil { order.append(key) }
+            changes[key, default: (record.name, location, 0)].count += 1
+        }
+
+        public var findings: [AppFinding] {
+            order.filter { !series.contains($0) }.map { key in
+                let change = changes[key]!
+                return Self.loneChanges(change.name, change.count, at: change.location)
+            }
+        }
+    }
 }
 
 /// The repairs `--for any` makes so that every reader takes a record (those of them a
@@ -72,9 +122,10 @@ extension AppRules {
 struct StrictRepairs {
     /// Which repairs are made.
     enum Kind: CaseIterable, Sendable {
-        case keptComponents, emptyValues, propertyNames, impossibleDates, extraRepeats, ruleForm,
+        case keptComponents, emptyValues, propertyNames, binaryImages, impossibleDates,
+            extraRepeats, ruleForm,
             endType, ruleStart,
-            loneExdates, emptyCalendar
+            loneExdates, loneChanges, emptyCalendar
     }
 
     var kinds: Set<Kind>
@@ -151,6 +202,16 @@ struct StrictRepairs {
                     AppRules.anyImpossibleDate,
                     "\(parsed.name):\(parsed.value.prefix(40)) left out (\(bad))")
                 return nil
+            }
+            if kinds.contains(.binaryImages), parsed.name == "IMAGE",
+                parsed.parameter("VALUE")?.uppercased() == "BINARY"
+            {
+                let type = parsed.parameter("FMTTYPE") ?? "application/octet-stream"
+                parsed.parameters.removeAll { $0.name == "VALUE" || $0.name == "ENCODING" }
+                parsed.parameters.insert(Parameter("VALUE", "URI"), at: 0)
+                parsed.value = "data:\(type);base64,\(parsed.value)"
+                say(AppRules.anyBinaryImage, "IMAGE of inline data written as a data: URI")
+                return parsed.text
             }
             if kinds.contains(.propertyNames), parsed.nameUnknownToLibical {
                 let name = parsed.name
