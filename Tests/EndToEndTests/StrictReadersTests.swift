@@ -20,6 +20,11 @@ struct StrictCase: CustomTestStringConvertible, Sendable {
     var code: String
     /// Lines the repaired output holds.
     var holds: [String] = []
+    /// Whether recurring-ical-events finds the same occurrences in the plain and the repaired
+    /// output: not where the plain one stops it (an event without DTSTART, an end of another
+    /// type), a rule is left out, or it reads the plain one otherwise than RFC 5545 (a rule
+    /// ending before DTSTART: it shows no occurrence, reviewed in occurrences_reviewed.json).
+    var peerCompares = true
     var testDescription: String { name }
 
     var text: String {
@@ -79,6 +84,10 @@ struct StrictCase: CustomTestStringConvertible, Sendable {
                 "RRULE:FREQ=DAILY;UNTIL=20260109T090000Z",
                 "RRULE:FREQ=DAILY;COUNT=3",
             ]),
+        StrictCase(
+            name: "a rule that ends before its start",
+            events: [event("ended", ["RRULE:FREQ=DAILY;UNTIL=20260101T000000Z"])],
+            refusedBy: "radicale", code: "any-rule-form", peerCompares: false),
         StrictCase(
             name: "a start its rule does not give",
             events: [
@@ -204,7 +213,10 @@ struct StrictReadersTests {
         for line in strict.holds { #expect(written.contains(line + "\r\n"), "\(written)") }
         // The same occurrences for recurring-ical-events (a rule no reader reads is gone; an
         // event without DTSTART stops it).
-        if !["any-rule-left-out", "any-kept-component", "any-end-type"].contains(strict.code) {
+        if strict.peerCompares
+            && !["any-rule-left-out", "any-kept-component", "any-end-type"]
+                .contains(strict.code)
+        {
             #expect(try Self.occurrences(cli, "any.ics") == Self.occurrences(cli, "plain.ics"))
         }
 

@@ -304,8 +304,7 @@ struct StrictRepairs {
         }
         record.icalExtra = kept
         if let rule = record.recurrence?.rule, RecurrenceRule.isBounded(rule),
-            record.recurrence?.exdates.isEmpty == true,
-            lastStart(of: rule, in: record) == record.dateStart
+            record.recurrence?.exdates.isEmpty == true, givesOnlyStart(rule, record)
         {
             // UNTIL before DTSTART (Radicale refuses it): the rule gives nothing. (With an
             // EXDATE the rule stays: calcurse refuses an EXDATE without one.)
@@ -578,6 +577,17 @@ struct StrictRepairs {
             return nil
         }
         return found.last?.dateStart
+    }
+
+    /// Whether `rule` gives `record` no date but its start: two occurrences looked for.
+    private func givesOnlyStart(_ rule: String, _ record: TaskRecord) -> Bool {
+        var alone = record
+        alone.recurrence = Recurrence(rule: rule)
+        alone.icalExtra = []
+        let ahead = Expansion(
+            window: record.dateStart..<Timestamp.range.upperBound, limit: 2, zones: zones)
+        guard let (found, _) = try? ahead.occurrences(of: alone) else { return false }
+        return found.count == 1
     }
 
     /// Whether two forms of a record repeat alike: the same starts and ends, as far as
