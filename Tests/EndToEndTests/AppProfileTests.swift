@@ -443,4 +443,46 @@ struct AppProfileTests {
         #expect(
             back.map { $0["description"] as? String } == sent.map { $0["description"] as? String })
     }
+
+    @Test("--for on thousands of records: the threads' bytes and counts, the profile's changes")
+    func manyRecords() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // 3,000 records, every tenth a weekly series whose start its rule does not give.
+        let lines = (0..<3_000).map { index in
+            let start = 1_767_600_000 + index * 7_200
+            let rule =
+                index % 10 == 0
+                ? #", "recurrence": {"rule": "FREQ=WEEKLY;BYDAY=WE;COUNT=3"}"# : ""
+            return
+                #"{"id": \#(index + 1), "date_start": "\#(start)", "date_finish": "\#(start + 3_600)", "name": "Task \#(index)"\#(rule)}"#
+        }
+        try cli.write("many.ndjson", lines.joined(separator: "\n") + "\n")
+        let environment = ["SOURCE_DATE_EPOCH": "1700000000"]
+        let plain = try cli.run(
+            ["convert", "many.ndjson", "-o", "plain.ics", "--jobs", "2"], environment: environment)
+        let shaped = try cli.run(
+            [
+                "convert", "many.ndjson", "-o", "thunderbird.ics", "--for", "thunderbird", "--jobs",
+                "2",
+            ],
+            environment: environment)
+        #expect(plain.status == 0 && shaped.status == 0, "\(shaped.stderr)")
+        #expect(try cli.read("thunderbird.ics") == cli.read("plain.ics"))
+        #expect(shaped.stderr.contains("wrote 3000 records"), "\(shaped.stderr)")
+        let any = try cli.run(
+            ["convert", "many.ndjson", "-o", "any.ics", "--for", "any", "--jobs", "2"],
+            environment: environment)
+        #expect(any.status == 0)
+        #expect(any.stderr.contains("wrote 3000 records"), "\(any.stderr)")
+        // Each series not starting on a Wednesday (1970-01-01 was a Thursday), said once.
+        let moved = stride(from: 0, to: 3_000, by: 10).filter { index in
+            (((1_767_600_000 + index * 7_200) / 86_400) + 4) % 7 != 3
+        }.count
+        #expect(moved > 200)
+        #expect(
+            any.stderr.contains(
+                "its own start is an RDATE (and \(moved - 1) more like it)"), "\(any.stderr)")
+        #expect(try cli.read("any.ics").components(separatedBy: "BEGIN:VEVENT").count == 3_001)
+    }
 }

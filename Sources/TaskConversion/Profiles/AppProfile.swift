@@ -178,14 +178,18 @@ final class ProfileSink: RecordSink {
         }
     }
 
-    func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+    /// `record` shaped and repaired, the changed occurrences that wait for their series
+    /// held aside: what goes to the base sink now.
+    private func prepare(_ record: TaskRecord, from location: Location) -> [TaskRecord] {
         let (shaped, found) = app.shape(record, at: location, links: links)
         found.forEach(count)
         // A record left out (an Outlook or Google to-do) is said by its rule's warning.
-        guard let shaped else { return }
+        guard let shaped else { return [] }
+        written += 1
         let repaired = repairs.repair(shaped) { rule, message in
             count(AppFinding(rule: rule, location: location, message: message))
         }
+        var ready: [TaskRecord] = []
         for record in repaired {
             if repairs.kinds.contains(.loneChanges), record.recurrenceID != nil,
                 !series.contains(Self.seriesKey(record))
@@ -194,9 +198,43 @@ final class ProfileSink: RecordSink {
                 continue
             }
             if record.recurrenceID == nil { series.insert(Self.seriesKey(record)) }
-            try base.write(record, from: location)
+            ready.append(record)
         }
-        written += 1
+        return ready
+    }
+
+    private func prepare(_ records: [(record: TaskRecord, location: Location)]) -> [(
+        record: TaskRecord, location: Location
+    )] {
+        records.flatMap { item in
+            prepare(item.record, from: item.location).map { ($0, item.location) }
+        }
+    }
+
+    func write(_ record: TaskRecord, from location: Location) throws(Diagnostic) {
+        for ready in prepare(record, from: location) { try base.write(ready, from: location) }
+    }
+
+    // Batches go on to the base sink as batches, so that the .ics sink renders them on its
+    // threads. What was written is counted in the records given; a refusal, said when the
+    // base sink says it, is taken off then.
+    func write(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool)
+        -> (written: Int, errors: [Diagnostic])
+    {
+        let done = base.write(batch: prepare(records), keepGoing: keepGoing)
+        return (records.count - done.errors.count, done.errors)
+    }
+
+    func submit(batch records: [(record: TaskRecord, location: Location)], keepGoing: Bool)
+        -> (written: Int, errors: [Diagnostic])
+    {
+        let done = base.submit(batch: prepare(records), keepGoing: keepGoing)
+        return (records.count - done.errors.count, done.errors)
+    }
+
+    func completeBatches() -> (written: Int, errors: [Diagnostic]) {
+        let done = base.completeBatches()
+        return (-done.errors.count, done.errors)
     }
 
     private static func seriesKey(_ record: TaskRecord) -> String {
