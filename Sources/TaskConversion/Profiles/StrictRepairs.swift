@@ -174,6 +174,11 @@ struct StrictRepairs {
         return [repaired] + changed
     }
 
+    /// A value of nothing but spaces and tabs: no value.
+    private static func isBlank(_ value: String) -> Bool {
+        value.allSatisfy { $0 == " " || $0 == "\t" }
+    }
+
     private static func isAlarm(_ text: String) -> Bool {
         text.prefix(12).uppercased() == "BEGIN:VALARM"
     }
@@ -190,7 +195,7 @@ struct StrictRepairs {
         record.icalExtra.compactMap { line in
             guard var parsed = try? ContentLine(parsing: line) else { return line }
             if kinds.contains(.emptyValues),
-                parsed.value.allSatisfy({ $0 == " " || $0 == "\t" })
+                Self.isBlank(parsed.value)
             {
                 say(AppRules.anyEmptyValue, "\(parsed.name) without a value left out")
                 return nil
@@ -320,16 +325,11 @@ struct StrictRepairs {
             var candidate = record
             candidate.recurrence?.rule = nil
             var dates: [Int64]?
-            if RecurrenceRule.isBounded(rule) {
-                var alone = record
-                alone.recurrence = Recurrence(rule: rule)
-                alone.icalExtra = []
-                let all = Expansion(
-                    window: record.dateStart..<Timestamp.range.upperBound, limit: Self.compared,
-                    zones: zones)
-                if let (found, truncated) = try? all.occurrences(of: alone), !truncated {
-                    dates = found.map(\.dateStart).filter { $0 != record.dateStart }
-                }
+            if RecurrenceRule.isBounded(rule),
+                let (starts, truncated) = ruleStarts(rule, of: record, limit: Self.compared),
+                !truncated
+            {
+                dates = starts.filter { $0 != record.dateStart }
             }
             candidate.recurrence?.rdates = ((record.recurrence?.rdates ?? []) + (dates ?? []))
                 .sorted()
@@ -396,12 +396,10 @@ struct StrictRepairs {
             return parts.joined(separator: ";")
         }
         // The last start of the rule alone (DTSTART, when the rule gives nothing).
-        var alone = record
-        alone.recurrence = Recurrence(rule: rule)
-        alone.icalExtra = []
-        let all = Expansion(window: record.dateStart..<Timestamp.range.upperBound, zones: zones)
-        guard let (found, truncated) = try? all.occurrences(of: alone), !truncated,
-            let last = found.last?.dateStart
+        guard
+            let (starts, truncated) = ruleStarts(
+                rule, of: record, limit: Expansion.defaultLimit),
+            !truncated, let last = starts.last
         else { return nil }
         parts[until] = "UNTIL=" + untilText(last, of: record)
         if let count { parts.remove(at: count) }
@@ -424,15 +422,12 @@ struct StrictRepairs {
         guard let rule = record.recurrence?.rule, !record.unscheduled,
             RecurrenceRule.generatesStart(rule, start: wallStart(of: record)) == false
         else { return }
-        var alone = record
-        alone.recurrence = Recurrence(rule: rule)
-        alone.icalExtra = []
-        let ahead = Expansion(
-            window: record.dateStart..<Timestamp.range.upperBound, limit: 2, zones: zones)
-        guard let (found, _) = try? ahead.occurrences(of: alone), found.count == 2 else { return }
+        guard let (starts, _) = ruleStarts(rule, of: record, limit: 2), starts.count == 2 else {
+            return
+        }
         var candidate = record
-        candidate.dateStart = found[1].dateStart
-        candidate.dateFinish = found[1].dateStart + (record.dateFinish - record.dateStart)
+        candidate.dateStart = starts[1]
+        candidate.dateFinish = starts[1] + (record.dateFinish - record.dateStart)
         candidate.recurrence?.rdates = (record.recurrence?.rdates ?? []) + [record.dateStart]
         guard sameOccurrences(record, candidate) else { return }
         record = candidate
@@ -567,27 +562,30 @@ struct StrictRepairs {
 
     /// The last start `rule` gives the record, or `nil` past the comparison's reach.
     private func lastStart(of rule: String, in record: TaskRecord) -> Int64? {
-        var alone = record
-        alone.recurrence = Recurrence(rule: rule)
-        alone.icalExtra = []
-        let all = Expansion(
-            window: record.dateStart..<Timestamp.range.upperBound, limit: Self.compared,
-            zones: zones)
-        guard let (found, truncated) = try? all.occurrences(of: alone), !truncated else {
-            return nil
-        }
-        return found.last?.dateStart
+        guard let (starts, truncated) = ruleStarts(rule, of: record, limit: Self.compared),
+            !truncated
+        else { return nil }
+        return starts.last
     }
 
     /// Whether `rule` gives `record` no date but its start: two occurrences looked for.
     private func givesOnlyStart(_ rule: String, _ record: TaskRecord) -> Bool {
+        ruleStarts(rule, of: record, limit: 2)?.starts.count == 1
+    }
+
+    /// The starts `rule` alone (no other repeat of the record) gives `record` from its start
+    /// on, at most `limit` of them, and whether the limit cut them; `nil` when they cannot be
+    /// computed.
+    private func ruleStarts(_ rule: String, of record: TaskRecord, limit: Int) -> (
+        starts: [Int64], truncated: Bool
+    )? {
         var alone = record
         alone.recurrence = Recurrence(rule: rule)
         alone.icalExtra = []
-        let ahead = Expansion(
-            window: record.dateStart..<Timestamp.range.upperBound, limit: 2, zones: zones)
-        guard let (found, _) = try? ahead.occurrences(of: alone) else { return false }
-        return found.count == 1
+        let expansion = Expansion(
+            window: record.dateStart..<Timestamp.range.upperBound, limit: limit, zones: zones)
+        guard let (found, truncated) = try? expansion.occurrences(of: alone) else { return nil }
+        return (found.map(\.dateStart), truncated)
     }
 
     /// Whether two forms of a record repeat alike: the same starts and ends, as far as
@@ -614,7 +612,7 @@ struct StrictRepairs {
         if kinds.contains(.emptyValues) {
             shaped.icalExtra = calendar.icalExtra.filter { line in
                 guard let parsed = try? ContentLine(parsing: line),
-                    parsed.value.allSatisfy({ $0 == " " || $0 == "\t" })
+                    Self.isBlank(parsed.value)
                 else { return true }
                 note(AppRules.anyEmptyValue, "\(parsed.name) without a value left out", line)
                 return false
