@@ -268,6 +268,20 @@ public struct JSONWriter {
         needsComma = true
     }
 
+    /// Writes `"name": 42` for a key that is not known in advance (a date).
+    public mutating func field(named name: String, number value: Int64) {
+        key(named: name)
+        digits(value)
+        needsComma = true
+    }
+
+    /// Writes `"name": 0.57`: a decimal with `places` digits after the point.
+    public mutating func field(_ name: StaticString, decimal value: Double, places: Int) {
+        key(name)
+        bytes.append(contentsOf: Array(String(format: "%.*f", places, value).utf8))
+        needsComma = true
+    }
+
     /// Writes `"name": true`.
     public mutating func field(_ name: StaticString, bool value: Bool) {
         key(name)

@@ -79,8 +79,8 @@ extension TaskRecord {
         var found: [Problem] = []
         switch kind {
         case .event:
+            // An event is done as an occurrence of a habit is (X-TASKCAL-COMPLETED in .ics).
             if due != nil { found.append(Problem(field: "due", "only a to-do has a due time")) }
-            if done { found.append(Problem(field: "done", "only a to-do can be done")) }
             if !subtasks.isEmpty {
                 found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
             }
@@ -93,7 +93,7 @@ extension TaskRecord {
             }
         case .journal:
             if due != nil { found.append(Problem(field: "due", "only a to-do has a due time")) }
-            if done { found.append(Problem(field: "done", "only a to-do can be done")) }
+            if done { found.append(Problem(field: "done", "a journal entry is not done")) }
             if !subtasks.isEmpty {
                 found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
             }

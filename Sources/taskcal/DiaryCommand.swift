@@ -186,7 +186,7 @@ struct DiaryCommand: ParsableCommand {
             """),
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Delete.self, Import.self, Export.self,
-            Check.self, Free.self, Stats.self, Done.self, Undo.self, AlarmSwitch.self,
+            Check.self, Free.self, Stats.self, Today.self, Done.self, Undo.self, AlarmSwitch.self,
             AlarmList.self, Remind.self, AttachmentList.self, AttachmentGet.self, KeyCommand.self,
             Sync.self,
         ]
@@ -729,41 +729,6 @@ struct DiaryCommand: ParsableCommand {
             }
         }
 
-        /// The occurrence `text` names among the records of entry `id`: a change made before
-        /// (by its original or its present time), else the one the rule gives.
-        private func occurrence(
-            _ text: String, of entry: TaskRecord, in store: any DiaryStore
-        ) throws -> TaskRecord {
-            guard entry.recurrence != nil else {
-                throw ValidationError(
-                    "--occurrence: #\(id) \"\(entry.displayName)\" does not repeat")
-            }
-            let window: Range<Int64>
-            if let day = LocalTime.Day(text) {
-                let span = options.time.span(of: day)
-                window = span.start..<span.finish
-            } else {
-                let instant = try options.parseTime(text, option: "--occurrence")
-                window = instant..<instant + 1
-            }
-            let changes = try options.run { () throws(DiaryError) in try store.allEntries() }
-                .filter { $0.id == id && $0.recurrenceID != nil }
-            if let changed = changes.first(where: { window.contains($0.recurrenceID ?? 0) })
-                ?? changes.first(where: { window.contains($0.dateStart) })
-            {
-                return changed
-            }
-            let original = ((try? Expansion(window: window).occurrences(of: entry).0) ?? [])
-                .filter { window.contains($0.dateStart) }
-            guard var found = original.first else {
-                throw ValidationError(
-                    "--occurrence '\(text)': #\(id) \"\(entry.displayName)\" does not occur then")
-            }
-            found.recurrence = nil
-            found.recurrenceID = found.dateStart
-            return found
-        }
-
         func run() throws {
             var store = try options.open()
             var record = try options.run { () throws(DiaryError) in try store.entry(id) }
@@ -771,7 +736,10 @@ struct DiaryCommand: ParsableCommand {
                 store = try options.open(reveal: true)
                 record = try options.run { () throws(DiaryError) in try store.entry(id) }
             }
-            if let occurrence { record = try self.occurrence(occurrence, of: record, in: store) }
+            if let occurrence {
+                record = try options.occurrence(
+                    occurrence, of: record, in: store, option: "--occurrence")
+            }
             if let isPrivate {
                 record.classification = isPrivate ? .confidential : nil
                 if record.isSealed || isPrivate {
@@ -1001,7 +969,7 @@ struct DiaryCommand: ParsableCommand {
     }
 }
 
-private func rangeText(_ record: TaskRecord, _ time: LocalTime) -> String {
+func rangeText(_ record: TaskRecord, _ time: LocalTime) -> String {
     record.allDay ? tr("all day") : OverlapReport.range(time.occupied(by: record), time)
 }
 

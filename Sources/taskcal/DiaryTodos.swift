@@ -45,10 +45,21 @@ enum Todos {
         record.subtasks.flatMap { ($0.done ? [] : [$0]) + open(in: $0) }
     }
 
-    /// Marks `record` done (`STATUS:COMPLETED` with `COMPLETED` at `stamp`) or open again.
+    /// Marks `record` done (a to-do: `STATUS:COMPLETED` with `COMPLETED` at `stamp`; an
+    /// event: `X-TASKCAL-COMPLETED` at `stamp`) or open again.
     static func mark(_ record: inout TaskRecord, done: Bool, stamp: Int64) {
-        record.icalExtra.removeAll { $0.uppercased().hasPrefix("COMPLETED:") }
+        let completed = record.kind == .todo ? "COMPLETED" : "X-TASKCAL-COMPLETED"
+        record.icalExtra.removeAll {
+            let upper = $0.uppercased()
+            return upper.hasPrefix(completed + ":") || upper.hasPrefix(completed + ";")
+        }
         record.done = done
+        guard record.kind == .todo else {
+            if done {
+                record.icalExtra.append(completed + ":" + DateTimeValue(utcEpoch: stamp).compactUTC)
+            }
+            return
+        }
         if done {
             record.status = nil
             record.icalExtra.append("COMPLETED:" + DateTimeValue(utcEpoch: stamp).compactUTC)
@@ -109,27 +120,54 @@ extension DiaryCommand {
     struct Done: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "done",
-            abstract: tr("Mark a to-do done; its parent is done too once all its subtasks are."),
+            abstract: tr(
+                "Mark a day of a habit done, or an entry or a to-do (its parent too once all its subtasks are)."
+            ),
             discussion: tr(
                 """
-                A to-do with open subtasks is refused, naming them, unless --all marks them done \
-                with it. Written to .ics as STATUS:COMPLETED with COMPLETED.
+                A habit (a repeating entry or to-do) is done day by day: --on names the day \
+                (default: today in --tz). Each day done is kept as a changed occurrence of the \
+                habit marked done (in .ics: a to-do's STATUS:COMPLETED with COMPLETED, an \
+                event's X-TASKCAL-COMPLETED), so it travels through export, import and CalDAV. \
+                An entry that does not repeat is done once. A to-do with open subtasks is \
+                refused, naming them, unless --all marks them done with it.
 
                 Examples:
-                  taskcal diary done 3
-                  taskcal diary done 1 --all
+                  taskcal diary done 1                    (the habit #1, today)
+                  taskcal diary done 1 --on 2026-11-25
+                  taskcal diary done 1 --on yesterday
+                  taskcal diary done 3 --all
                 """))
         @OptionGroup var options: StoreOptions
-        @Argument(help: .tr("The to-do's id (a subtask's too)."), completion: EntryIDs.completion)
+        @Argument(
+            help: .tr("The entry's or to-do's id (a subtask's too)."),
+            completion: EntryIDs.completion)
         var id: Int64
+        @Option(
+            help: .tr(
+                "A habit: the day it was done (YYYY-MM-DD in --tz, today or yesterday; default: today)."
+            ))
+        var on: String?
         @Flag(help: .tr("Mark its open subtasks done too.")) var all = false
 
         func run() throws {
-            let (store, entry, path, todo) = try options.locate(id).parts
-            guard todo.kind == .todo else {
-                Console.error("\(Todos.describe(todo)) is no to-do; only a to-do is done")
+            let located = try options.locate(id)
+            if located.path.isEmpty && located.entry.recurrence != nil {
+                return try Habits.mark(located, on: on, done: true, options: options)
+            }
+            try Habits.refuseDay(on, for: located.record)
+            switch located.record.kind {
+            case .todo: try finishTodo(located)
+            case .event: try Habits.markOnce(located, done: true, options: options)
+            case .journal:
+                Console.error(
+                    "\(Todos.describe(located.record)) is a journal entry; it is not done")
                 throw ExitCode(1)
             }
+        }
+
+        private func finishTodo(_ located: Located) throws {
+            let (store, entry, path, todo) = located.parts
             let open = Todos.open(in: todo)
             if !open.isEmpty && !all {
                 Console.error(
@@ -169,21 +207,41 @@ extension DiaryCommand {
     struct Undo: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "undo",
-            abstract: tr("Open a done to-do again; a parent done with it is open again too."))
+            abstract: tr(
+                "Take back a done mark: a day of a habit, an entry, a to-do (a parent done with it opens again too)."
+            ),
+            discussion: tr(
+                """
+                Examples:
+                  taskcal diary undo 1                    (the habit #1, today)
+                  taskcal diary undo 1 --on 2026-11-25
+                  taskcal diary undo 3
+                """))
         @OptionGroup var options: StoreOptions
-        @Argument(help: .tr("The to-do's id (a subtask's too)."), completion: EntryIDs.completion)
+        @Argument(
+            help: .tr("The entry's or to-do's id (a subtask's too)."),
+            completion: EntryIDs.completion)
         var id: Int64
+        @Option(
+            help: .tr(
+                "A habit: the day to take back (YYYY-MM-DD in --tz, today or yesterday; default: today)."
+            ))
+        var on: String?
 
         func run() throws {
-            let (store, entry, path, todo) = try options.locate(id).parts
-            guard todo.kind == .todo else {
-                Console.error("\(Todos.describe(todo)) is no to-do")
+            let located = try options.locate(id)
+            if located.path.isEmpty && located.entry.recurrence != nil {
+                return try Habits.mark(located, on: on, done: false, options: options)
+            }
+            try Habits.refuseDay(on, for: located.record)
+            guard located.record.done else {
+                Console.error("\(Todos.describe(located.record)) is not done")
                 throw ExitCode(1)
             }
-            guard todo.done else {
-                Console.error("\(Todos.describe(todo)) is not done")
-                throw ExitCode(1)
+            guard located.record.kind == .todo else {
+                return try Habits.markOnce(located, done: false, options: options)
             }
+            let (store, entry, path, todo) = located.parts
             var updated = entry
             Todos.change(at: path[...], in: &updated) { Todos.mark(&$0, done: false, stamp: 0) }
             var messages = ["\(Todos.describe(todo)) is open again"]

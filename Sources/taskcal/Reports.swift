@@ -465,6 +465,7 @@ func dayWord(_ text: String, time: LocalTime) -> LocalTime.Day? {
     switch text {
     case "today": return today
     case "tomorrow": return today.next
+    case "yesterday": return today.adding(days: -1)
     default: return LocalTime.Day(text)
     }
 }
@@ -689,6 +690,7 @@ struct StatisticsOptions: ParsableArguments {
         var entries: [Statistics.Entry] = []
         var todos: [Bool] = []
         var exdates: [Int64] = []
+        var habits: [Int64: HabitTally.Habit] = [:]
         func todo(_ record: TaskRecord) {
             todos.append(record.done)
             record.subtasks.forEach(todo)
@@ -698,14 +700,23 @@ struct StatisticsOptions: ParsableArguments {
             ? (from ?? Timestamp.range.lowerBound)..<(to ?? Timestamp.range.upperBound) : nil
         try reading.read(
             inputs, window: window, unscheduled: todo,
-            series: { exdates += $0.recurrence?.exdates ?? [] }
+            series: { series in
+                exdates += series.recurrence?.exdates ?? []
+                habits[series.id] = HabitTally.Habit(
+                    id: series.id, name: series.displayName, color: series.color)
+            }
         ) { record, _ in
-            if record.kind == .todo { return todo(record) }
+            if record.kind == .todo && record.recurrenceID == nil { return todo(record) }
+            let habit = record.recurrenceID.map { _ in
+                habits[record.id]
+                    ?? HabitTally.Habit(
+                        id: record.id, name: record.displayName, color: record.color)
+            }
             entries.append(
                 Statistics.Entry(
                     span: time.occupied(by: record), occupies: record.occupiesTime,
-                    categories: record.categories, isOccurrence: record.recurrenceID != nil,
-                    cancelled: record.status == .cancelled))
+                    categories: record.categories, habit: habit,
+                    cancelled: record.status == .cancelled, done: record.done))
         }
         var span: TimeSpan?
         if from != nil || to != nil {
@@ -717,7 +728,8 @@ struct StatisticsOptions: ParsableArguments {
             entries: entries, todos: todos,
             skipped: exdates.filter { time in
                 span.map { time >= $0.start && time < $0.finish } ?? true
-            }.count, window: span, time: time, grouping: by)
+            }.count, window: span, time: time, grouping: by,
+            now: Int64(Date().timeIntervalSince1970))
         switch reading.format {
         case .json: print(stats.json(), terminator: "")
         case .text: print(stats.text(in: time, style: Style.forStandardOutput()), terminator: "")

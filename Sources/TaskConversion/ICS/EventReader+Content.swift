@@ -480,6 +480,10 @@ extension ComponentReading {
                 continue
             }
             if RecordMapping.writtenAnew.contains(name) && !keepsStamp { continue }
+            // A done event (an occurrence of a habit done): kept as written, and `done`.
+            if kind == .event && name.uppercased() == RecordMapping.eventCompleted {
+                record.done = true
+            }
             keep(raw)
         }
         for (raw, reason) in unreadableLines.values.sorted(by: { $0.line.line < $1.line.line }) {

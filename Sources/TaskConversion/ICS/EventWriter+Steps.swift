@@ -138,8 +138,17 @@ struct ComponentWriting {
         }
         if let status = record.status {
             add("STATUS", .literal(status.rawValue.uppercased()))
-        } else if record.done {
+        } else if record.done && record.kind == .todo {
             add("STATUS", .literal("COMPLETED"))
+        }
+        if record.done && record.kind == .event
+            && !record.icalExtra.contains(where: {
+                $0.uppercased().hasPrefix(RecordMapping.eventCompleted)
+            })
+        {
+            // RFC 5545 has no done event: a done occurrence of a habit says when, in a line
+            // of taskcal's own that other readers skip (STATUS:COMPLETED is a to-do's).
+            add(RecordMapping.eventCompleted, .dateTime(DateTimeValue(utcEpoch: writer.timestamp)))
         }
         if record.free { add("TRANSP", .literal("TRANSPARENT")) }
         if let location = record.location, !location.isEmpty {
@@ -257,6 +266,8 @@ struct ComponentWriting {
                     field: "ical_extra[\(index)]",
                     "\(line.name) is written from the record's fields; RFC 5545 allows one")
             }
+            // An event no longer done leaves the line that said when it was.
+            if line.name.uppercased() == RecordMapping.eventCompleted && !record.done { continue }
             component.add(Property(verbatim: line))
         }
         for (index, text) in record.icalComponents.enumerated() {

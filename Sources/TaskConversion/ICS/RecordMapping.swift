@@ -33,6 +33,9 @@ enum RecordMapping {
         "ACTION", "TRIGGER", "DESCRIPTION", "SUMMARY", "ATTENDEE", "ATTACH", "REPEAT", "DURATION",
         EventWriter.disabledActionProperty,
     ]
+    /// When an event was done (an occurrence of a habit): taskcal's own line, as RFC 5545's
+    /// `STATUS:COMPLETED` and `COMPLETED` belong to to-dos. Kept verbatim; it sets `done`.
+    static let eventCompleted = "X-TASKCAL-COMPLETED"
     /// Written anew on every conversion, so not kept.
     static let writtenAnew: Set<String> = ["DTSTAMP"]
 

@@ -41,6 +41,21 @@ public struct LocalTime: Sendable {
             return Day(year: value.year, month: value.month, day: value.day)
         }
 
+        /// Days since 1970-01-01 (negative before it): the difference of two is the days
+        /// between them.
+        public var ordinal: Int64 {
+            DateTimeValue(year: year, month: month, day: day, zone: .utc).epochAsUTC / 86_400
+        }
+
+        /// The day `ordinal` days after 1970-01-01.
+        public init(ordinal: Int64) {
+            let value = DateTimeValue(utcEpoch: ordinal * 86_400)
+            self.init(year: value.year, month: value.month, day: value.day)
+        }
+
+        /// The day `days` days later (earlier when negative).
+        public func adding(days: Int64) -> Day { Day(ordinal: ordinal + days) }
+
         /// How many days the month of this day has.
         public var daysInMonth: Int {
             var probe = Day(year: year, month: month, day: 28)
