@@ -38,6 +38,9 @@ public struct HabitTally: Sendable {
         public var done: Int
         public var best: Period?
         public var current: Int
+        /// The days (``LocalTime/Day/ordinal``) it was scheduled on, and those it was done on.
+        public var scheduledDays: Set<Int64>
+        public var doneDays: Set<Int64>
     }
 
     /// One scheduled occurrence: its habit, its day and whether it was done.
@@ -82,7 +85,9 @@ public struct HabitTally: Sendable {
             return Row(
                 habit: habit, scheduled: list.count, done: list.filter(\.done).count,
                 best: Self.best(in: list),
-                current: list.reversed().prefix { $0.done }.count)
+                current: list.reversed().prefix { $0.done }.count,
+                scheduledDays: Set(list.map(\.day.ordinal)),
+                doneDays: Set(list.filter(\.done).map(\.day.ordinal)))
         }
     }
 

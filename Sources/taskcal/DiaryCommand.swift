@@ -227,11 +227,15 @@ struct DiaryCommand: ParsableCommand {
                   taskcal diary stats --by week
                   taskcal diary stats --from 2026-11-01 --to 2026-12-01 --by category \\
                       --format json
+                  taskcal diary stats --from 2026-11-01 --format html > habits.html
                 """))
         @OptionGroup var options: StoreOptions
         @OptionGroup var statistics: StatisticsOptions
-        @Option(help: .tr("text for people (default), json for scripts."))
-        var format: ReportFormat = .text
+        @Option(
+            help: .tr(
+                "text for people (default), json for scripts; svg or html, a picture (stats, month and overlaps)."
+            ))
+        var format: ReportOutput = .text
 
         func validate() throws { _ = try statistics.bounds(in: options.time) }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Diary
 import Foundation
 import ICalendar
+import Localization
 import Reports
 import TaskConversion
 import TaskModel
@@ -9,6 +10,14 @@ import TaskModel
 /// Output formats of the reports.
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
+}
+
+/// Output formats of the reports that draw: the two above, or a picture.
+enum ReportOutput: String, ExpressibleByArgument, CaseIterable {
+    case text, json, svg, html
+
+    /// An SVG or HTML picture.
+    var isPicture: Bool { self == .svg || self == .html }
 }
 
 /// What every report reads: input files, their format, and the zone to show times in.
@@ -41,8 +50,23 @@ struct ReportInputs: ParsableArguments {
             valueName: "n"))
     var maxOccurrences: Int = Expansion.defaultLimit
 
-    @Option(help: .tr("text for people (default), json for scripts."))
-    var format: ReportFormat = .text
+    @Option(
+        name: .customLong("format"),
+        help: .tr(
+            "text for people (default), json for scripts; svg or html, a picture (stats, month and overlaps)."
+        ))
+    var output: ReportOutput = .text
+
+    /// Text or JSON: what reports that draw no picture write.
+    var format: ReportFormat { output == .json ? .json : .text }
+
+    /// Refuses --format svg and html for a report that draws no picture.
+    func refusePictures(_ command: String) throws {
+        guard output.isPicture else { return }
+        throw ValidationError(
+            "--format \(output.rawValue): \(command) draws no picture; stats, month and overlaps do (text and json here)"
+        )
+    }
 
     func validate() throws {
         try Zone.validate(tz)
@@ -285,6 +309,13 @@ struct Overlaps: ParsableCommand {
         let report = OverlapReport(
             entries: entries, window: window, limit: maxPairs ?? OverlapReport.defaultLimit)
         let found = clock.now
+        if options.output.isPicture {
+            Pictures.write(
+                options.output, title: tr("Overlaps"), [report.svg(in: time)],
+                table: report.table(in: time))
+            if report.total > 0 { throw ExitCode(1) }
+            return
+        }
         switch options.format {
         case .json:
             // In pieces of about 64 KB: print's lock and buffer once per piece, not per pair.
@@ -362,6 +393,8 @@ struct Agenda: ParsableCommand {
     var arguments: [String] = []
 
     @OptionGroup var options: ReportInputs
+
+    func validate() throws { try options.refusePictures("agenda") }
 
     func run() throws {
         let time = options.time
@@ -448,8 +481,19 @@ struct Month: ParsableCommand {
             month == 12
                 ? LocalTime.Day(year: year + 1, month: 1, day: 1)
                 : LocalTime.Day(year: year, month: month + 1, day: 1))
-        try options.read(inputs, window: first..<last, timesOnly: true) { record, _ in
+        var entries: [ReportEntry] = []
+        try options.read(inputs, window: first..<last, timesOnly: true) { record, location in
             spans.append(time.occupied(by: record))
+            if options.output.isPicture {
+                entries.append(ReportEntry(record, source: location, time: time))
+            }
+        }
+        if options.output.isPicture {
+            let picture = MonthPicture(
+                year: year, month: month, time: time, entries: entries, today: today)
+            return Pictures.write(
+                options.output, title: "\(Localization.month(month)) \(year)", [picture.svg()],
+                table: picture.table)
         }
         let view = MonthView(year: year, month: month, time: time, records: spans, today: today)
         switch options.format {
@@ -638,7 +682,10 @@ struct Free: ParsableCommand {
     @OptionGroup var options: ReportInputs
     @OptionGroup var free: FreeTimeOptions
 
-    func validate() throws { _ = try free.window(in: options.time) }
+    func validate() throws {
+        try options.refusePictures("free")
+        _ = try free.window(in: options.time)
+    }
 
     func run() throws { try free.report(options, inputs: inputs) }
 }
@@ -730,6 +777,11 @@ struct StatisticsOptions: ParsableArguments {
                 span.map { time >= $0.start && time < $0.finish } ?? true
             }.count, window: span, time: time, grouping: by,
             now: Int64(Date().timeIntervalSince1970))
+        if reading.output.isPicture {
+            return Pictures.write(
+                reading.output, title: tr("Statistics"),
+                [stats.heatMap(in: time), stats.habitGrid(in: time)], table: stats.table(in: time))
+        }
         switch reading.format {
         case .json: print(stats.json(), terminator: "")
         case .text: print(stats.text(in: time, style: Style.forStandardOutput()), terminator: "")
@@ -768,4 +820,56 @@ struct Stats: ParsableCommand {
     func validate() throws { _ = try statistics.bounds(in: options.time) }
 
     func run() throws { try statistics.report(options, inputs: inputs) }
+}
+
+/// Pictures on standard output: an SVG file (several pictures one above the other), or one
+/// self-contained HTML page.
+enum Pictures {
+    static func write(
+        _ output: ReportOutput, title: String, _ pictures: [Markup], table: [[String]]
+    ) {
+        switch output {
+        case .html:
+            print(Drawing.htmlPage(title: title, pictures: pictures, table: table), terminator: "")
+        default:
+            print(Drawing.svgFile(stacked(pictures, title: title)), terminator: "")
+        }
+    }
+
+    /// `pictures` in one SVG, each below the one before.
+    static func stacked(_ pictures: [Markup], title: String) -> Markup {
+        guard pictures.count > 1 else { return pictures.first ?? Markup() }
+        let sizes = pictures.map(size)
+        let width = sizes.map(\.0).max() ?? 0
+        let height = sizes.map(\.1).reduce(0, +)
+        var markup = Markup()
+        markup.open(
+            "svg",
+            [
+                "xmlns": "http://www.w3.org/2000/svg", "width": Markup.number(width),
+                "height": Markup.number(height),
+                "viewBox": "0 0 \(Markup.number(width)) \(Markup.number(height))",
+            ])
+        markup.element("title", text: title)
+        var y = 0.0
+        for (picture, size) in zip(pictures, sizes) {
+            markup.open("g", ["transform": "translate(0 \(Markup.number(y)))"])
+            markup.add(markup: picture)
+            markup.close()
+            y += size.1
+        }
+        markup.close()
+        return markup
+    }
+
+    /// The width and height a picture's `<svg>` says it has.
+    static func size(of picture: Markup) -> (Double, Double) {
+        func value(_ name: String) -> Double {
+            guard let range = picture.text.range(of: " \(name)=\""),
+                let end = picture.text[range.upperBound...].firstIndex(of: "\"")
+            else { return 0 }
+            return Double(picture.text[range.upperBound..<end]) ?? 0
+        }
+        return (value("width"), value("height"))
+    }
 }
