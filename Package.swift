@@ -185,6 +185,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization"]),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: [
+                "Reports", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         // A throw-away PostgreSQL cluster for the tests (Debian's server, started on demand).
         .target(name: "TestPostgres", path: "Tests/TestPostgres"),
         .testTarget(

@@ -56,8 +56,15 @@ enum Habits {
             isBare(occurrence, original: original)
         {
             // Nothing left to keep: the occurrence is the rule's again.
+            // The entry's other records, under one UID: they go back in as one entry.
+            let uid = entry.uid ?? store.uidScheme.uid(for: entry.id)
             let others = try options.run { () throws(DiaryError) in try store.allEntries() }
                 .filter { $0.id == entry.id && $0.recurrenceID != occurrence.recurrenceID }
+                .map { record in
+                    var record = record
+                    record.uid = record.uid ?? uid
+                    return record
+                }
             try options.run { () throws(DiaryError) in try store.replace(entry.id, with: others) }
         } else {
             try options.run { () throws(DiaryError) in try store.update(occurrence) }
@@ -160,8 +167,8 @@ extension DiaryCommand {
             ),
             discussion: tr(
                 """
-                Each line: [x] when done, the time, the emoji and name, the colour, and for a \\
-                habit how many days it has been done. Mark a line done with taskcal diary done ID \\
+                Each line: [x] when done, the time, the emoji and name, the colour, and for a \
+                habit how many days it has been done. Mark a line done with taskcal diary done ID \
                 (a habit: --on DAY for another day).
 
                 Examples:

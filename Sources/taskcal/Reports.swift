@@ -712,7 +712,7 @@ struct StatisticsOptions: ParsableArguments {
     @Option(help: .tr("Until this time (default: the end of the last entry)."))
     var to: String?
 
-    @Option(help: .tr("Rows by day, week (ISO), month or category."))
+    @Option(help: .tr("Rows by day, week (ISO), month, category or habit."))
     var by: Statistics.Grouping?
 
     /// --from and --to in `time`, each `nil` when not given.
@@ -795,20 +795,26 @@ struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: tr(
-            "Statistics: entries, busy time, longest free stretch, to-dos, habits, streaks."),
+            "Statistics: entries, busy time, what was done, best period, ideal days, to-dos, habits."
+        ),
         discussion: tr(
             """
             Reads task files (or a diary with --store) and sums up the window (default: from the \
             first entry to the end of the last): entries that start in it (each occurrence of a \
             habit counts), the time they take up (two at once count once), the longest stretch \
-            none takes up, to-dos open and done, habit occurrences kept and skipped (taken out or \
-            cancelled), and streaks of days with an entry. --by adds rows by day, ISO week, month \
-            or category.
+            none takes up; what was done (diary done), as the habit tracker counted it: entries \
+            completed, the best period (the longest run of habit occurrences done one after \
+            another), ideal days (every habit of the day done), the average done per day, and \
+            streaks of days with something done, all up to the end of today; to-dos open and \
+            done; habit occurrences scheduled and skipped (taken out or cancelled). --by adds \
+            rows by day, ISO week, month, category or habit. --format svg or html draws a year \
+            of days done and each habit day by day.
 
             Examples:
               taskcal stats diary.json --by week
-              taskcal stats --store - --from 2026-11-01 --to 2026-12-01 --by category
+              taskcal stats --store - --from 2026-11-01 --to 2026-12-01 --by habit
               taskcal stats export.ics --format json
+              taskcal stats --store - --from 2026-01-01 --format html > year.html
             """)
     )
 
@@ -848,7 +854,7 @@ enum Pictures {
             [
                 "xmlns": "http://www.w3.org/2000/svg", "width": Markup.number(width),
                 "height": Markup.number(height),
-                "viewBox": "0 0 \(Markup.number(width)) \(Markup.number(height))",
+                "viewBox": #"0 0 \#(Markup.number(width)) \#(Markup.number(height))"#,
             ])
         markup.element("title", text: title)
         var y = 0.0

@@ -106,10 +106,12 @@ struct DiaryTodoTests {
         #expect(try diary(["delete", "4"]).status == 0)
         #expect(!(try diary(["list", "--todo"]).stdout.contains("Small van")))
         #expect(try diary(["list", "--todo"]).stdout.contains("#3    [ ] Book the van"))
-        // What is no to-do is said plainly.
-        let notTodo = try diary(["done", "5"])
-        #expect(notTodo.status == 1)
-        #expect(notTodo.stderr.contains(#"#5 "Dentist" is no to-do"#))
+        // An entry is done once (a habit day by day: HabitTests); a second time says so.
+        let entryDone = try diary(["done", "5"])
+        #expect(entryDone.status == 0, "\(entryDone.stderr)")
+        #expect(entryDone.stdout == "#5 \"Dentist\" is done\n")
+        #expect(try diary(["done", "5"]).stdout == "#5 \"Dentist\" was done already\n")
+        #expect(try diary(["undo", "5"]).stdout == "#5 \"Dentist\" is open again\n")
         let noParent = try diary(["add", "--todo", "--name", "x", "--parent", "5"])
         #expect(noParent.status == 2)
         #expect(noParent.stderr.contains("only a to-do has subtasks"))

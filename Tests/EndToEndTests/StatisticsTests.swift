@@ -19,11 +19,15 @@ struct StatisticsTests {
                   entries       7
                   busy          6 h
                   longest free  1 h (12:00–13:00)
+                  completed     0
+                  best period   0
+                  ideal days    0
+                  average       0.0 done per day (over 1 day)
                   to-dos        0 open, 0 done
-                  habits        0 occurrences kept, 0 skipped
-                  streaks       1 day longest, 1 day to the end
+                  habits        0 occurrences scheduled, 0 skipped
+                  streaks       0 days longest, 0 days to the end (days with something done)
                 By day:
-                  2026-11-27  7 entries, 6 h busy
+                  2026-11-27  7 entries, 0 done, 6 h busy
 
                 """)
         // A habit with a skipped week, to-dos with subtasks, by ISO week, as JSON.
@@ -61,7 +65,8 @@ struct StatisticsTests {
     }
 
     @Test(
-        "diary stats: habits kept and skipped, streaks, by category", arguments: ["sqlite", "vdir"])
+        "diary stats: habits scheduled, skipped and done, streaks of days done, by day",
+        arguments: ["sqlite", "vdir"])
     func diary(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -71,28 +76,37 @@ struct StatisticsTests {
         }
         #expect(
             try diary([
-                "add", "--name", "Run", "--start", "2026-12-01T07:00", "--end", "2026-12-01T07:30",
+                "add", "--name", "Run", "--start", "2026-11-02T07:00", "--end", "2026-11-02T07:30",
                 "--repeat", "daily", "--count", "5",
             ]).stdout == "1\n")
-        #expect(try diary(["edit", "1", "--skip", "2026-12-03"]).status == 0)
+        #expect(try diary(["edit", "1", "--skip", "2026-11-04"]).status == 0)
         #expect(
             try diary([
-                "add", "--name", "Dentist", "--start", "2026-12-02T14:00", "--end",
-                "2026-12-02T15:00",
+                "add", "--name", "Dentist", "--start", "2026-11-03T14:00", "--end",
+                "2026-11-03T15:00",
             ]).status == 0)
+        for arguments in [["1", "--on", "2026-11-02"], ["1", "--on", "2026-11-03"], ["2"]] {
+            let done = try diary(["done"] + arguments)
+            #expect(done.status == 0, "\(done.stderr)")
+        }
         let stats = try diary([
-            "stats", "--from", "2026-12-01", "--to", "2026-12-06", "--by", "day",
+            "stats", "--from", "2026-11-02", "--to", "2026-11-07", "--by", "day",
         ])
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect(stats.stdout.contains("  entries       5\n"), "\(stats.stdout)")
         #expect(stats.stdout.contains("  busy          3 h\n"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("  completed     3\n"), "\(stats.stdout)")
+        // Run on the 2nd and 3rd, then not on the 5th: two in a row.
+        #expect(stats.stdout.contains("  best period   2 (2026-11-02 – 2026-11-03)\n"))
+        #expect(stats.stdout.contains("  ideal days    2\n"), "\(stats.stdout)")
         #expect(
-            stats.stdout.contains("  habits        4 occurrences kept, 1 skipped\n"),
+            stats.stdout.contains("  habits        4 occurrences scheduled, 1 skipped\n"),
             "\(stats.stdout)")
-        // 1 and 2 December, then 4 and 5: two days in a row, and two to the end (5 December).
+        // Done on the 2nd and 3rd: two days in a row, none reaching the 6th.
         #expect(
-            stats.stdout.contains("  streaks       2 days longest, 2 days to the end\n"),
+            stats.stdout.contains(
+                "  streaks       2 days longest, 0 days to the end (days with something done)\n"),
             "\(stats.stdout)")
-        #expect(stats.stdout.contains("  2026-12-02  2 entries, 1 h 30 min busy\n"))
+        #expect(stats.stdout.contains("  2026-11-03  2 entries, 2 done, 1 h 30 min busy\n"))
     }
 }

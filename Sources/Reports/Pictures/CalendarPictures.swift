@@ -94,7 +94,7 @@ public struct MonthPicture: Sendable {
 
     /// Each day with entries, and its entries, as rows of a table (a header first).
     public var table: [[String]] {
-        [[say("day"), say("entries")]]
+        [[say("date"), say("entries of the day")]]
             + lines.enumerated().filter { !$0.element.isEmpty }.map { index, lines in
                 [
                     OverlapReport.date(LocalTime.Day(year: year, month: month, day: index + 1)),
@@ -196,7 +196,8 @@ extension OverlapReport {
                     "height": Markup.number(geometry.lane - 6), "rx": "3", "fill": "#0969da",
                 ])
             markup.element(
-                "title", text: "#\(entry.id) \(entry.displayName): \(Self.range(entry.span, time))")
+                "title",
+                text: #"#\#(entry.id) \#(entry.displayName): \#(Self.range(entry.span, time))"#)
             markup.close()
         }
         return barsTop + barsHeight + 16

@@ -10,7 +10,7 @@ public enum Drawing {
     static let empty = "#ebedf0"
     static let conflict = "#cf222e"
     /// The colour of what was done when no entry names one (RFC 7986 COLOR).
-    public static let doneColor = "seagreen"
+    public static let doneColor = "#2da44e"
 
     /// An `<svg>` of `width` × `height` with `body` inside, its title for readers and
     /// screen readers.
@@ -23,7 +23,7 @@ public enum Drawing {
             [
                 "xmlns": "http://www.w3.org/2000/svg", "width": Markup.number(width),
                 "height": Markup.number(height),
-                "viewBox": "0 0 \(Markup.number(width)) \(Markup.number(height))",
+                "viewBox": #"0 0 \#(Markup.number(width)) \#(Markup.number(height))"#,
                 "font-family": font, "font-size": "11", "fill": ink, "role": "img",
             ])
         markup.element("title", text: title)
@@ -57,7 +57,7 @@ public enum Drawing {
 
     /// A standalone SVG file: the XML declaration, then the picture.
     public static func svgFile(_ picture: Markup) -> String {
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + picture.finished
+        #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n" + picture.finished
     }
 
     /// One self-contained HTML page (styles inline, the pictures inside, no script, nothing
@@ -75,15 +75,15 @@ public enum Drawing {
         page.element("title", text: title)
         page.element(
             "style",
-            text: """
-                body { font-family: \(font); color: \(ink); margin: 2em auto; max-width: 60em; \
+            text: #"""
+                body { font-family: \#(font); color: \#(ink); margin: 2em auto; max-width: 60em; \#
                 padding: 0 1em; }
                 h1 { font-size: 1.4em; } figure { margin: 1em 0; overflow-x: auto; }
                 table { border-collapse: collapse; margin-top: 1em; }
-                td, th { border-bottom: 1px solid \(empty); padding: 0.25em 0.75em; \
+                td, th { border-bottom: 1px solid \#(empty); padding: 0.25em 0.75em; \#
                 text-align: left; }
                 @media print { body { margin: 0; max-width: none; } figure { overflow: visible; } }
-                """)
+                """#)
         page.close()
         page.open("body")
         page.element("h1", text: title)
@@ -104,6 +104,6 @@ public enum Drawing {
             }
             page.close()
         }
-        return "<!DOCTYPE html>\n" + page.finished + "\n"
+        return #"<!DOCTYPE html>"# + "\n" + page.finished + "\n"
     }
 }

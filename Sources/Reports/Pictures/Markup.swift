@@ -90,8 +90,9 @@ public struct Markup: Sendable {
 
     /// A number for a coordinate: at most two decimals, no trailing zeros.
     public static func number(_ value: Double) -> String {
-        let rounded = (value * 100).rounded() / 100
-        return rounded == rounded.rounded()
-            ? String(Int(rounded)) : String(format: "%.2f", rounded)
+        var text = String(format: "%.2f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
     }
 }

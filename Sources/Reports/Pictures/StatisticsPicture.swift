@@ -53,7 +53,7 @@ extension Statistics {
                         size: 9)
                 }
                 let done = donePerDay[day.ordinal] ?? 0
-                let shade = done == 0 ? 0 : 0.3 + 0.7 * Double(done) / Double(most)
+                let shade = done == 0 ? 0 : 0.4 + 0.6 * Double(done) / Double(most)
                 markup.open(
                     "rect",
                     [
@@ -76,7 +76,7 @@ extension Statistics {
     /// "Less □□□□ more": the shades the squares take.
     private func legend(_ markup: inout Markup, x: Double, y: Double, color: String) {
         Drawing.label(&markup, say("less"), x: x, y: y + 9, color: Drawing.faint, size: 9)
-        for (index, shade) in [0.3, 0.53, 0.77, 1.0].enumerated() {
+        for (index, shade) in [0.4, 0.6, 0.8, 1.0].enumerated() {
             markup.empty(
                 "rect",
                 [

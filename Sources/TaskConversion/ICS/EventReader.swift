@@ -143,6 +143,7 @@ extension EventReader {
             }
         }
         var extra: [String] = []
+        var done = false
         for raw in event.verbatimLines {
             // DTSTAMP, written anew, is most often the only such line: known without lexing.
             if RecordMapping.writtenAnew.contains(where: raw.isParameterless(named:)) {
@@ -150,6 +151,7 @@ extension EventReader {
             }
             guard let name = try? raw.lexed().name else { return nil }
             if RecordMapping.writtenAnew.contains(name) { continue }
+            done = done || name.uppercased() == RecordMapping.eventCompleted
             extra.append(raw.text)
         }
         // The record is made once its fields are known: built up field by field through
@@ -163,6 +165,7 @@ extension EventReader {
             if parsed.isDerived { record.uid = nil }
         }
         record.icalExtra = extra
+        record.done = done
         return record
     }
 }
