@@ -144,9 +144,11 @@ extension DiaryCommand {
             completion: EntryIDs.completion)
         var id: Int64
         @Option(
-            help: .tr(
-                "A habit: the day it was done (YYYY-MM-DD in --tz, today or yesterday; default: today)."
-            ))
+            help: ArgumentHelp(
+                tr(
+                    "A habit: the day it was done (YYYY-MM-DD in --tz, today or yesterday; default: today)."
+                ),
+                valueName: "day"))
         var on: String?
         @Flag(help: .tr("Mark its open subtasks done too.")) var all = false
 
@@ -223,9 +225,11 @@ extension DiaryCommand {
             completion: EntryIDs.completion)
         var id: Int64
         @Option(
-            help: .tr(
-                "A habit: the day to take back (YYYY-MM-DD in --tz, today or yesterday; default: today)."
-            ))
+            help: ArgumentHelp(
+                tr(
+                    "A habit: the day to take back (YYYY-MM-DD in --tz, today or yesterday; default: today)."
+                ),
+                valueName: "day"))
         var on: String?
 
         func run() throws {
