@@ -200,13 +200,14 @@ struct HabitTests {
     }
 
     @Test(
-        "diary sync with Radicale carries the done days: a second diary shows the same screen",
+        "diary sync carries the done days: a second diary shows the same screen",
         .enabled(if: radicaleInstalled || required, "\(radicaleMissing)"),
-        .enabled(if: BuiltTraits.calDAV || required, "\(BuiltTraits.missing("CalDAV"))"))
-    func syncKeepsDoneDays() throws {
+        .enabled(if: BuiltTraits.calDAV || required, "\(BuiltTraits.missing("CalDAV"))"),
+        arguments: CalDAVServerKind.available)
+    func syncKeepsDoneDays(server kind: CalDAVServerKind) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
-        let server = try CalDAVTests.setUp(cli)
+        let server = try CalDAVTests.setUp(cli, kind)
         defer { server.stop() }
         let calendar = server.calendar("habits")
         #expect(try CalDAVTests.run(cli, ["caldav", "mkcal", calendar]).status == 0)
