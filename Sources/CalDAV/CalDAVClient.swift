@@ -124,10 +124,13 @@ public final class CalDAVClient: Sendable {
     public func objects(in calendar: CalDAVAddress) throws(CalDAVError) -> [RemoteObject] {
         let answer = try propfind(
             calendar.asCollection, depth: "1", ["d:getetag", "d:resourcetype"])
-        let own = calendar.asCollection.path
-        return answer.resources.filter { resource in
-            !resource.isCollection && calendar.resolving(resource.href).path != own
-        }.map { RemoteObject(href: calendar.resolving($0.href).path, etag: $0.etag) }
+        var objects: [RemoteObject] = []
+        for resource in answer.resources {
+            guard let path = try calendar.memberPath(resource.href), !resource.isCollection
+            else { continue }
+            objects.append(RemoteObject(href: path, etag: resource.etag))
+        }
+        return objects
     }
 
     /// What changed in `calendar` since `token` (RFC 6578 `sync-collection`; no token: every
@@ -146,7 +149,8 @@ public final class CalDAVClient: Sendable {
                     ]))
             return try dav.send(
                 "REPORT", calendar.asCollection, depth: "0",
-                headers: [("Content-Type", "application/xml; charset=utf-8")], body: body)
+                headers: [("Content-Type", "application/xml; charset=utf-8")], body: body,
+                limit: DAVClient.maximumListing)
         }
         var answer = try ask(token)
         var complete = token == nil
@@ -162,10 +166,8 @@ public final class CalDAVClient: Sendable {
         let status = try MultiStatus(answer.body)
         var changes = RemoteChanges(
             changed: [], removed: [], token: status.syncToken, complete: complete)
-        let own = calendar.asCollection.path
         for resource in status.resources {
-            let path = calendar.resolving(resource.href).path
-            if path == own { continue }
+            guard let path = try calendar.memberPath(resource.href) else { continue }
             if resource.status == 404 {
                 changes.removed.append(path)
             } else if !resource.isCollection {
@@ -247,16 +249,17 @@ public final class CalDAVClient: Sendable {
         return result
     }
 
-    private static func objects(_ status: MultiStatus, in calendar: CalDAVAddress) -> [RemoteObject]
+    private static func objects(_ status: MultiStatus, in calendar: CalDAVAddress)
+        throws(CalDAVError) -> [RemoteObject]
     {
-        status.resources.compactMap { resource in
-            guard let data = resource.property(DAV.caldav, "calendar-data")?.text else {
-                return nil
-            }
-            return RemoteObject(
-                href: calendar.resolving(resource.href).path, etag: resource.etag,
-                data: Array(data.utf8))
+        var objects: [RemoteObject] = []
+        for resource in status.resources {
+            guard let data = resource.property(DAV.caldav, "calendar-data")?.text,
+                let path = try calendar.memberPath(resource.href)
+            else { continue }
+            objects.append(RemoteObject(href: path, etag: resource.etag, data: Array(data.utf8)))
         }
+        return objects
     }
 
     /// `20261201T000000Z`.
@@ -335,7 +338,8 @@ public final class CalDAVClient: Sendable {
             DAV.element("d:propfind", [DAV.element("d:prop", properties.map { DAV.element($0) })]))
         let answer = try dav.send(
             "PROPFIND", address, depth: depth,
-            headers: [("Content-Type", "application/xml; charset=utf-8")], body: body)
+            headers: [("Content-Type", "application/xml; charset=utf-8")], body: body,
+            limit: DAVClient.maximumListing)
         try check(answer, "PROPFIND")
         return try MultiStatus(answer.body)
     }

@@ -35,6 +35,9 @@ final class DAVClient: Sendable {
 
     /// The largest answer read (a calendar of a few hundred megabytes).
     static let maximumBody = 512 << 20
+    /// The largest listing read (hrefs and ETags, no calendar data): 64 MB is some 300,000
+    /// objects. A listing past it is a server gone wrong, refused before memory runs out.
+    static let maximumListing = 64 << 20
 
     init(sources: CredentialSources, allowHTTP: Bool, timeout: TimeAmount = .seconds(60)) {
         var configuration = HTTPClient.Configuration(
@@ -53,11 +56,13 @@ final class DAVClient: Sendable {
     /// following redirects and answering a request for credentials.
     func send(
         _ method: String, _ address: CalDAVAddress, depth: String? = nil,
-        headers extra: [(String, String)] = [], body: [UInt8]? = nil
+        headers extra: [(String, String)] = [], body: [UInt8]? = nil,
+        limit: Int = maximumBody
     ) throws(CalDAVError) -> DAVAnswer {
         var target = address
         for _ in 0...5 {
-            var answer = try once(method, target, depth: depth, headers: extra, body: body)
+            var answer = try once(
+                method, target, depth: depth, headers: extra, body: body, limit: limit)
             if answer.status == 401 {
                 let host = target.host
                 let challenge = answer.headers[canonicalForm: "WWW-Authenticate"].joined(
@@ -80,13 +85,24 @@ final class DAVClient: Sendable {
                 // Sent already (the host asked before): they are wrong.
                 if asked.withLock({ $0.contains(host) }) { throw refused(credentials) }
                 asked.withLock { _ = $0.insert(host) }
-                answer = try once(method, target, depth: depth, headers: extra, body: body)
+                answer = try once(
+                    method, target, depth: depth, headers: extra, body: body, limit: limit)
                 if answer.status == 401 { throw refused(credentials) }
             }
             guard [301, 302, 303, 307, 308].contains(answer.status),
                 let location = answer.headers.first(name: "Location")
             else { return answer }
             let next = target.resolving(location)
+            // Finding a calendar may lead to another server (a provider's well-known address
+            // does); reading or writing one's objects never does: they are where it is.
+            let sameServer =
+                next.host.lowercased() == target.host.lowercased()
+                && next.url.port == target.url.port && next.url.scheme == target.url.scheme
+            if !sameServer && !["PROPFIND", "GET"].contains(method) {
+                throw .protocolError(
+                    "\(target) redirects \(method) to another server, \(next); not followed: a calendar's objects are read and written where the calendar is"
+                )
+            }
             if target.url.scheme == "https" && next.url.scheme != "https"
                 && !(allowHTTP || CalDAVAddress.isLoopback(next.host))
             {
@@ -102,7 +118,7 @@ final class DAVClient: Sendable {
     private func once(
         _ method: String, _ address: CalDAVAddress, depth: String?,
         headers extra: [(String, String)],
-        body: [UInt8]?
+        body: [UInt8]?, limit: Int
     ) throws(CalDAVError) -> DAVAnswer {
         var headers = HTTPHeaders()
         headers.add(name: "User-Agent", value: "taskcal/1.0")
@@ -125,11 +141,11 @@ final class DAVClient: Sendable {
         do {
             response = try http.execute(
                 request: request,
-                delegate: ResponseAccumulator(request: request, maxBodySize: Self.maximumBody),
+                delegate: ResponseAccumulator(request: request, maxBodySize: limit),
                 deadline: .now() + timeout
             ).wait()
         } catch {
-            throw Self.describe(error, address: address, timeout: timeout)
+            throw Self.describe(error, address: address, timeout: timeout, limit: limit)
         }
         let body = response.body.map { Data($0.readableBytesView) } ?? Data()
         return DAVAnswer(
@@ -146,10 +162,13 @@ final class DAVClient: Sendable {
     }
 
     /// A transport failure said in a few words: what could not be done, never a password.
-    static func describe(_ error: any Error, address: CalDAVAddress, timeout: TimeAmount)
-        -> CalDAVError
-    {
+    static func describe(
+        _ error: any Error, address: CalDAVAddress, timeout: TimeAmount,
+        limit: Int = maximumBody
+    ) -> CalDAVError {
         let host = address.host
+        let tooBig = CalDAVError.protocolError(
+            "\(host)'s answer is larger than \(limit >> 20) MB; not read")
         let port = address.url.port.map { ":\($0)" } ?? ""
         if let error = error as? HTTPClientError {
             switch error {
@@ -161,15 +180,11 @@ final class DAVClient: Sendable {
             case .remoteConnectionClosed:
                 return .unreachable("\(host)\(port) closed the connection before answering")
             default:
-                if "\(error)".contains("TooBig") {
-                    return .protocolError("\(host)'s answer is larger than 512 MB; not read")
-                }
+                if "\(error)".contains("TooBig") { return tooBig }
             }
         }
         let text = "\(error)"
-        if text.contains("ResponseTooBig") {
-            return .protocolError("\(host)'s answer is larger than 512 MB; not read")
-        }
+        if text.contains("ResponseTooBig") { return tooBig }
         if text.lowercased().contains("ssl") || text.lowercased().contains("tls")
             || text.contains("certificate")
         {

@@ -9,7 +9,9 @@ import FoundationXML
 
 /// An XML element as a WebDAV response holds it: namespace, local name, children and text.
 /// Built by FoundationXML's `XMLParser` with namespaces processed (libxml2 underneath: no
-/// external entities are resolved).
+/// external entities are resolved). What a server sends is input like any other: an answer
+/// with a document type (WebDAV answers have no DTD; one is an XML bomb or an external entity
+/// on its way) or elements nested deeper than ``maximumDepth`` is refused, not built.
 struct XMLTree: Sendable, Equatable {
     var namespace: String
     var name: String
@@ -30,16 +32,29 @@ struct XMLTree: Sendable, Equatable {
     /// The text, without the white space around it.
     var trimmed: String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
 
+    /// The deepest nesting of elements read: a multistatus with calendar data needs six.
+    static let maximumDepth = 64
+
     /// Parses `data`.
     ///
-    /// - Throws: the parser's message, with its line.
+    /// - Throws: the parser's message, with its line; what was refused, and why.
     static func parse(_ data: Data) throws(CalDAVError) -> XMLTree {
+        if declaresDocumentType(data) {
+            throw .protocolError(
+                "the server's answer declares a document type (<!DOCTYPE, entities: an XML bomb or an external entity on its way); WebDAV answers have none; not read"
+            )
+        }
         let builder = Builder()
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
-        guard parser.parse(), let root = builder.root else {
+        let parsed = parser.parse()
+        if let refusal = builder.refusal {
+            throw .protocolError(
+                "the server's answer \(refusal) (line \(parser.lineNumber)); not read")
+        }
+        guard parsed, let root = builder.root else {
             let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "no element"
             throw .protocolError(
                 "the server's answer is not XML (line \(parser.lineNumber): \(reason))")
@@ -47,20 +62,58 @@ struct XMLTree: Sendable, Equatable {
         return root
     }
 
+    /// Whether a `<!DOCTYPE` comes before the first element: FoundationXML on Linux tells its
+    /// delegate of no entity declaration, so the prolog is looked at before parsing.
+    static func declaresDocumentType(_ data: Data) -> Bool {
+        let bytes = [UInt8](data.prefix(1 << 20))
+        let marker = Array("<!DOCTYPE".utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count {
+                let next = bytes[index + 1]
+                // The first element: the prolog is over.
+                if next != UInt8(ascii: "!") && next != UInt8(ascii: "?") { return false }
+                if index + marker.count <= bytes.count
+                    && zip(bytes[index..<index + marker.count], marker).allSatisfy({
+                        $0 & 0xDF == $1 & 0xDF
+                    })
+                {
+                    return true
+                }
+            }
+            index += 1
+        }
+        return false
+    }
+
     private final class Builder: NSObject, XMLParserDelegate {
         var stack: [XMLTree] = []
         var root: XMLTree?
+        /// Why the answer was refused, once it was.
+        var refusal: String?
+
+        private func refuse(_ parser: XMLParser, _ reason: String) {
+            guard refusal == nil else { return }
+            refusal = reason
+            stack.removeAll()
+            parser.abortParsing()
+        }
 
         func parser(
             _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
             qualifiedName: String?, attributes: [String: String] = [:]
         ) {
+            guard refusal == nil else { return }
+            guard stack.count < XMLTree.maximumDepth else {
+                return refuse(
+                    parser, "nests elements deeper than \(XMLTree.maximumDepth)")
+            }
             stack.append(
                 XMLTree(namespace: namespaceURI ?? "", name: elementName, attributes: attributes))
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
-            guard !stack.isEmpty else { return }
+            guard refusal == nil, !stack.isEmpty else { return }
             stack[stack.count - 1].text += string
         }
 
@@ -73,7 +126,7 @@ struct XMLTree: Sendable, Equatable {
             _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
             qualifiedName: String?
         ) {
-            guard let element = stack.popLast() else { return }
+            guard refusal == nil, let element = stack.popLast() else { return }
             if stack.isEmpty {
                 root = element
             } else {
