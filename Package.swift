@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Diary", targets: ["Diary"]),
         .library(name: "PostgresDiary", targets: ["PostgresDiary"]),
         .library(name: "CalDAV", targets: ["CalDAV"]),
+        .library(name: "WebDAV", targets: ["WebDAV"]),
         .library(name: "TaskConversion", targets: ["TaskConversion"]),
         .library(name: "Reports", targets: ["Reports"]),
         .library(name: "TaskModel", targets: ["TaskModel"]),
@@ -117,12 +118,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: postgres),
             ]
         ),
+        // What a WebDAV server answers, read as input like any other (FoundationXML only, no
+        // trait: the reply fuzzer reaches it without the HTTP client).
+        .target(name: "WebDAV"),
         // A CalDAV client (RFC 4791, 6578, 6764): discovery, push, pull, and the diary's
         // two-way sync, over AsyncHTTPClient.
         .target(
             name: "CalDAV",
             dependencies: [
-                "Diary", "SystemCrypto", "TaskConversion", "TaskModel",
+                "Diary", "SystemCrypto", "TaskConversion", "TaskModel", "WebDAV",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: caldav),
                 .product(name: "NIOCore", package: "swift-nio", condition: caldav),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: caldav),
@@ -185,6 +189,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization"]),
+        .testTarget(name: "WebDAVTests", dependencies: ["WebDAV"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "ReportsTests",
             dependencies: [

@@ -31,6 +31,11 @@ let package = Package(
         .executableTarget(
             name: "FuzzExpand",
             dependencies: ["FuzzSupport", .product(name: "TaskConversion", package: taskcal)]),
+        // The WebDAV reply reader CalDAV reads every server answer with (no HTTP client: the
+        // WebDAV module carries no trait).
+        .executableTarget(
+            name: "FuzzDAVReply",
+            dependencies: ["FuzzSupport", .product(name: "WebDAV", package: taskcal)]),
         .executableTarget(
             name: "FuzzDiaryImport",
             dependencies: [

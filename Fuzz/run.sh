@@ -3,7 +3,7 @@
 #
 # Builds the fuzz targets (libFuzzer, AddressSanitizer and LeakSanitizer) and runs TARGET for
 # SECONDS (FUZZ_TIMEOUT: seconds one input may take, default 5). TARGET is one of FuzzICS,
-# FuzzJSON, FuzzExpand, FuzzDiaryImport, or "all" (each in turn for SECONDS). The seed corpus comes from Samples/, the test fixtures and, when it has
+# FuzzJSON, FuzzExpand, FuzzDiaryImport, FuzzDAVReply, or "all" (each in turn for SECONDS). The seed corpus comes from Samples/, the test fixtures and, when it has
 # been fetched, the real-world corpus (.corpus-cache/); what the fuzzer learns stays in
 # Fuzz/corpus/TARGET (not committed). A crash, a leak, an input that takes more than
 # FUZZ_TIMEOUT seconds (-timeout, -report_slow_units) or more than 2 GB with AddressSanitizer's
@@ -21,7 +21,7 @@ jobs=${3:-1}
 # Seconds one input may take under AddressSanitizer before it counts as a hang (CI gives
 # slower machines more).
 timeout=${FUZZ_TIMEOUT:-5}
-targets=(FuzzICS FuzzJSON FuzzExpand FuzzDiaryImport)
+targets=(FuzzICS FuzzJSON FuzzExpand FuzzDiaryImport FuzzDAVReply)
 if [ -z "$target" ]; then
     echo "usage: Fuzz/run.sh TARGET|all SECONDS [JOBS]   (targets: ${targets[*]})" >&2
     exit 2
@@ -55,6 +55,7 @@ seed() {
     ics) mapfile -t files < <(find "$root/Samples" "$root/Tests" -name '*.ics'
         [ -d "$root/.corpus-cache" ] && find "$root/.corpus-cache" -name '*.ics' -size -64k) ;;
     json) mapfile -t files < <(find "$root/Samples" "$root/Tests" -name '*.json' -o -name '*.ndjson' -size -64k) ;;
+    dav) mapfile -t files < <(find "$root/Fuzz/seeds/dav" -type f) ;;
     esac
     local index=0
     for file in "${files[@]}"; do
@@ -67,6 +68,9 @@ seed() {
     done
 }
 
+# Leaks of the toolchain's own libraries, not taskcal's (each named with why in the file).
+export LSAN_OPTIONS="suppressions=$PWD/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+
 status=0
 for name in "${targets[@]}"; do
     corpus=corpus/$name
@@ -77,6 +81,7 @@ for name in "${targets[@]}"; do
     FuzzJSON) seed "$corpus" json plain ;;
     FuzzExpand) seed "$corpus" ics prefixed ;;
     FuzzDiaryImport) seed "$corpus" ics chooser ;;
+    FuzzDAVReply) seed "$corpus" dav plain ;;
     esac
     log=$(mktemp)
     set +e

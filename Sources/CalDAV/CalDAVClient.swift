@@ -2,6 +2,7 @@
 #if CalDAV
 
 import Foundation
+import WebDAV
 import NIOCore
 
 /// A calendar collection on a server.
@@ -163,7 +164,7 @@ public final class CalDAVClient: Sendable {
         // Not a report this server makes: the caller compares ETags instead.
         if [400, 403, 405, 415, 422, 501].contains(answer.status) { return nil }
         try check(answer, "REPORT sync-collection")
-        let status = try MultiStatus(answer.body)
+        let status = try MultiStatus(reply: answer.body)
         var changes = RemoteChanges(
             changed: [], removed: [], token: status.syncToken, complete: complete)
         for resource in status.resources {
@@ -201,7 +202,7 @@ public final class CalDAVClient: Sendable {
                 "REPORT", calendar.asCollection, depth: "1",
                 headers: [("Content-Type", "application/xml; charset=utf-8")], body: body)
             try check(answer, "REPORT calendar-multiget")
-            result += try Self.objects(MultiStatus(answer.body), in: calendar)
+            result += try Self.objects(MultiStatus(reply: answer.body), in: calendar)
         }
         return result
     }
@@ -224,7 +225,7 @@ public final class CalDAVClient: Sendable {
                 "REPORT", calendar.asCollection, depth: "1",
                 headers: [("Content-Type", "application/xml; charset=utf-8")], body: body)
             try check(answer, "REPORT calendar-query")
-            return try Self.objects(MultiStatus(answer.body), in: calendar)
+            return try Self.objects(MultiStatus(reply: answer.body), in: calendar)
         }
         guard let range else {
             return try ask(DAV.element("c:comp-filter", attributes: ["name": "VCALENDAR"]))
@@ -341,7 +342,7 @@ public final class CalDAVClient: Sendable {
             headers: [("Content-Type", "application/xml; charset=utf-8")], body: body,
             limit: DAVClient.maximumListing)
         try check(answer, "PROPFIND")
-        return try MultiStatus(answer.body)
+        return try MultiStatus(reply: answer.body)
     }
 
     /// Throws for an answer that is not a success, saying what the server said.

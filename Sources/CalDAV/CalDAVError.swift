@@ -2,6 +2,7 @@
 #if CalDAV
 
 import Foundation
+import WebDAV
 
 /// Why a CalDAV operation did not happen. No case ever holds a password.
 public enum CalDAVError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -113,30 +114,16 @@ public struct CalDAVAddress: Sendable, Equatable, CustomStringConvertible {
         return at(path: href.hasPrefix("/") ? href : asCollection.path + href)
     }
 
-    /// The path of the object `href` names when it is a member of this collection (on the
-    /// same server, directly inside it); `nil` for the collection itself.
+    /// The path of the object `href` names when it is a member of this collection; `nil` for
+    /// the collection itself (``WebDAV/DAVMember/path(_:in:)``).
     ///
-    /// - Throws: for an `href` outside the collection (another server, another collection,
-    ///   `..` out of it): a server that names one is not followed, so a sync or a push never
-    ///   reads, writes or deletes anything but the calendar's own objects.
+    /// - Throws: for an `href` outside the collection.
     func memberPath(_ href: String) throws(CalDAVError) -> String? {
-        let collection = asCollection
-        let resolved = collection.resolving(href)
-        let own = collection.path
-        let path = resolved.path
-        if path == own || path + "/" == own { return nil }
-        let sameServer =
-            resolved.url.scheme == collection.url.scheme
-            && resolved.host.lowercased() == collection.host.lowercased()
-            && resolved.url.port == collection.url.port
-        let name = path.hasPrefix(own) ? path.dropFirst(own.count) : ""
-        guard sameServer, !name.isEmpty, !name.dropLast(name.hasSuffix("/") ? 1 : 0).contains("/")
-        else {
-            throw .protocolError(
-                "the server named \(String(href.prefix(200))) as an object of \(collection), which it is not (another calendar or server); nothing was read or changed there"
-            )
+        do {
+            return try DAVMember.path(href, in: asCollection.url)
+        } catch {
+            throw .protocolError(error.message)
         }
-        return path
     }
 
     /// The address of the decoded absolute `path` on this server (as ``path`` gives it).
@@ -173,6 +160,17 @@ public struct CalDAVAddress: Sendable, Equatable, CustomStringConvertible {
         let userinfo = text[scheme.upperBound..<at.lowerBound]
         guard let colon = userinfo.firstIndex(of: ":") else { return text }
         return text[..<colon] + ":***" + text[at.lowerBound...]
+    }
+}
+
+extension MultiStatus {
+    /// The `multistatus` of a server's answer; what is wrong with it a protocol error.
+    init(reply data: Data) throws(CalDAVError) {
+        do {
+            try self.init(data)
+        } catch {
+            throw .protocolError(error.message)
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 #if CalDAV
 
 import Foundation
+import WebDAV
 import SystemCrypto
 import TaskConversion
 import TaskModel

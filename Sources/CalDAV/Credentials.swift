@@ -2,6 +2,7 @@
 #if CalDAV
 
 import Foundation
+import WebDAV
 
 /// A user name and password for one server, and where they were found (said in messages;
 /// the password never is).

@@ -3,6 +3,7 @@
 
 import AsyncHTTPClient
 import Foundation
+import WebDAV
 import NIOCore
 import NIOHTTP1
 import Synchronization

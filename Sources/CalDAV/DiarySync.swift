@@ -3,6 +3,7 @@
 
 import Diary
 import Foundation
+import WebDAV
 import SystemCrypto
 import TaskConversion
 import TaskModel

@@ -2,6 +2,7 @@
 #if CalDAV
 
 import Foundation
+import WebDAV
 
 /// A file of taskcal's own about a calendar (what a sync agreed, what a push sent): JSON with
 /// sorted keys, mode 0600, in a folder made if missing, written whole (a temporary file, then
