@@ -196,11 +196,25 @@ def main():
         result = dict(map(_judge, paths))
         shutil.rmtree(_worker["radicale"].folder, ignore_errors=True)
     else:
-        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
         # Each worker its own Radicale, in one folder removed at the end.
         parent = tempfile.mkdtemp()
-        with multiprocessing.Pool(jobs, _start_worker, (judge, readers, parent)) as pool:
-            result = dict(pool.imap(_judge, paths, chunksize=1))
+        result = {}
+        try:
+            with ProcessPoolExecutor(jobs, initializer=_start_worker,
+                                     initargs=(judge, readers, parent)) as pool:
+                for path, verdicts in pool.map(_judge, paths):
+                    result[path] = verdicts
+        except BrokenProcessPool:
+            # A worker died (killed from outside, or a reader took it down): the rest is judged
+            # here, one file at a time, instead of waiting forever for the file it held.
+            print("acceptance.py: a worker died; judging the rest in this process",
+                  file=sys.stderr)
+            _start_worker(judge, readers, parent)
+            for path in paths:
+                if path not in result:
+                    result[path] = _judge(path)[1]
         shutil.rmtree(parent, ignore_errors=True)
     json.dump({"readers": readers, "files": result}, sys.stdout, ensure_ascii=False, indent=1)
 
