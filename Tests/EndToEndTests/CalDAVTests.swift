@@ -47,21 +47,7 @@ final class CalDAVServer {
                 : ["python3", Taskcal.fixture("xandikos_server.py"), storage])
             + (dieAfterWrites.map { ["--die-after-writes", String($0)] } ?? [])
             + (writeLog.map { ["--log-writes", $0] } ?? [])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line += byte
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
-            throw CocoaError(.fileReadUnknown)
-        }
-        self.port = port
+        port = try startPrintingPort(process)
     }
 
     var root: String { "http://127.0.0.1:\(port)/" }
@@ -86,6 +72,26 @@ final class CalDAVServer {
     }
 
     deinit { stop() }
+}
+
+/// Starts `process`, a fixture server that prints its port on its first line, and returns
+/// the port.
+func startPrintingPort(_ process: Process) throws -> Int {
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var line = Data()
+    while true {
+        let byte = output.fileHandleForReading.readData(ofLength: 1)
+        if byte.isEmpty || byte == Data("\n".utf8) { break }
+        line += byte
+    }
+    guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+        process.terminate()
+        throw CocoaError(.fileReadUnknown)
+    }
+    return port
 }
 
 /// The server most tests start: Radicale.

@@ -12,21 +12,7 @@ final class HostileServer {
         self.log = log
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Taskcal.fixture("hostile_server.py"), scenario, log]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line += byte
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
-            throw CocoaError(.fileReadUnknown)
-        }
-        self.port = port
+        port = try startPrintingPort(process)
     }
 
     var calendar: String { "http://127.0.0.1:\(port)/anna/diary/" }
