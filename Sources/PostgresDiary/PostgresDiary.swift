@@ -430,23 +430,12 @@ public final class PostgresDiary: DiaryStore {
     /// with the single entries in `window` and with `series`, at most ten with single entries.
     private func collisions(
         of record: TaskRecord, occurrences: [TaskRecord]?, window: Range<Int64>,
-        series: [TaskRecord]
+        series: [TaskRecord], known: SingleSpans? = nil
     ) throws -> [(mine: TaskRecord, other: TaskRecord)] {
         var found = try Rules.collisions(of: record, in: series)
-        // The single entries in the window, found through the constraint's index.
-        let singles = try run(
-            """
-            SELECT id, recurrence_id, date_start, date_finish FROM taskcal_entry
-            WHERE diary = \(address.diary) AND occupies AND id <> \(record.id)
-                AND slot && tstzrange(to_timestamp(\(window.lowerBound)), to_timestamp(\(window.upperBound)), '[)')
-            ORDER BY date_start, date_finish
-            """
-        ).rows.map { row in
-            let (id, original, start, finish) = try row.decode((Int64, Int64?, Int64, Int64).self)
-            var single = TaskRecord(id: id, dateStart: start, dateFinish: finish, name: "")
-            single.recurrenceID = original
-            return single
-        }
+        let singles =
+            try known?.overlapping(window, except: record.id)
+            ?? singleSpans(overlapping: window, except: record.id, limit: nil)!
         var inTheWay: [(mine: TaskRecord, other: TaskRecord)] = []
         if let occurrences {
             let sorted = occurrences.sorted { $0.dateStart < $1.dateStart }
@@ -489,8 +478,79 @@ public final class PostgresDiary: DiaryStore {
         }
     }
 
+    /// The single entries that occupy time in `window` (other than `id`), by start, with
+    /// their times only, found through the constraint's index; nil when there are more than
+    /// `limit`.
+    private func singleSpans(overlapping window: Range<Int64>, except id: Int64, limit: Int?)
+        throws -> [TaskRecord]?
+    {
+        let rows = try run(
+            """
+            SELECT id, recurrence_id, date_start, date_finish FROM taskcal_entry
+            WHERE diary = \(address.diary) AND occupies AND id <> \(id)
+                AND slot && tstzrange(to_timestamp(\(window.lowerBound)), to_timestamp(\(window.upperBound)), '[)')
+            ORDER BY date_start, date_finish LIMIT \(limit.map { Int64($0) + 1 } ?? Int64.max)
+            """
+        ).rows
+        var singles: [TaskRecord] = []
+        for row in rows {
+            let (id, original, start, finish) = try row.decode((Int64, Int64?, Int64, Int64).self)
+            var single = TaskRecord(id: id, dateStart: start, dateFinish: finish, name: "")
+            single.recurrenceID = original
+            singles.append(single)
+        }
+        if let limit, singles.count > limit { return nil }
+        return singles
+    }
+
+    /// The single entries of the diary in the time an import covers, read once, so that the
+    /// import's checks ask the server nothing per record.
+    struct SingleSpans {
+        let window: Range<Int64>
+        /// By start, then finish.
+        let sorted: [TaskRecord]
+        let longest: Int64
+
+        init(window: Range<Int64>, sorted: [TaskRecord]) {
+            self.window = window
+            self.sorted = sorted
+            longest = sorted.map { $0.dateFinish - $0.dateStart }.max() ?? 0
+        }
+
+        /// Those that overlap `range` other than `id`, or nil when `range` reaches outside
+        /// what was read.
+        func overlapping(_ range: Range<Int64>, except id: Int64) -> [TaskRecord]? {
+            guard window.lowerBound <= range.lowerBound, range.upperBound <= window.upperBound
+            else { return nil }
+            var index = PostgresDiary.firstIndex(in: sorted, startingFrom: range.lowerBound - longest)
+            var found: [TaskRecord] = []
+            while index < sorted.count, sorted[index].dateStart < range.upperBound {
+                let single = sorted[index]
+                if single.dateFinish > range.lowerBound && single.id != id { found.append(single) }
+                index += 1
+            }
+            return found
+        }
+    }
+
+    /// The entries of the diary with these ids (each one's first record, as ``find(_:)``).
+    private func entries(withIDs ids: [Int64]) throws -> [Int64: TaskRecord] {
+        if ids.isEmpty { return [:] }
+        var found: [Int64: TaskRecord] = [:]
+        for record in try records(
+            """
+            SELECT DISTINCT ON (id) id, record FROM taskcal_entry
+            WHERE diary = \(address.diary) AND id = ANY(\(ids))
+            ORDER BY id, recurrence_id IS NOT NULL, recurrence_id
+            """)
+        {
+            found[record.id] = record
+        }
+        return found
+    }
+
     /// The index of the first of `sorted` (by start) that starts at `instant` or later.
-    private static func firstIndex(in sorted: [TaskRecord], startingFrom instant: Int64) -> Int {
+    fileprivate static func firstIndex(in sorted: [TaskRecord], startingFrom instant: Int64) -> Int {
         var low = 0
         var high = sorted.count
         while low < high {
@@ -503,15 +563,44 @@ public final class PostgresDiary: DiaryStore {
     // MARK: - Writing
 
     private func insert(_ record: TaskRecord) throws {
-        try run(
-            """
-            INSERT INTO taskcal_entry
-                (diary, id, recurrence_id, date_start, date_finish, name, description, occupies, repeats, record)
-            VALUES (\(address.diary), \(record.id), \(record.recurrenceID), \(record.dateStart),
-                \(record.dateFinish), \(record.name), \(record.description),
-                \(record.occupiesTime && record.recurrence == nil), \(record.recurrence != nil),
-                \(record.jsonLine))
-            """)
+        try insert([record])
+    }
+
+    /// Inserts `records` a few hundred rows to a statement: an import of thousands waits for
+    /// the server a few dozen times, not once a row.
+    private func insert(_ records: [TaskRecord]) throws {
+        let columns = 10
+        let rowsPerStatement = 500
+        var start = records.startIndex
+        while start < records.endIndex {
+            let chunk = records[start..<min(start + rowsPerStatement, records.endIndex)]
+            start = chunk.endIndex
+            var binds = PostgresBindings(capacity: chunk.count * columns)
+            var rows: [String] = []
+            rows.reserveCapacity(chunk.count)
+            for record in chunk {
+                let first = binds.count + 1
+                rows.append(
+                    "(" + (first..<first + columns).map { "$\($0)" }.joined(separator: ", ") + ")")
+                binds.append(address.diary)
+                binds.append(record.id)
+                binds.append(record.recurrenceID)
+                binds.append(record.dateStart)
+                binds.append(record.dateFinish)
+                binds.append(record.name)
+                binds.append(record.description)
+                binds.append(record.occupiesTime && record.recurrence == nil)
+                binds.append(record.recurrence != nil)
+                binds.append(record.jsonLine)
+            }
+            try run(
+                PostgresQuery(
+                    unsafeSQL: #"""
+                        INSERT INTO taskcal_entry (diary, id, recurrence_id, date_start, date_finish,
+                            name, description, occupies, repeats, record)
+                        VALUES
+                        """# + rows.joined(separator: ",\n"), binds: binds))
+        }
     }
 
     /// Takes `count` fresh ids (above every id the diary ever gave) and returns the first.
@@ -613,7 +702,7 @@ public final class PostgresDiary: DiaryStore {
                         DELETE FROM taskcal_entry
                         WHERE diary = \(diary) AND id = \(record.id) AND recurrence_id IS NOT NULL
                         """)
-                    for change in moved { try insert(change) }
+                    try insert(moved)
                 }
             }
             let pairs = try collisions(of: record)
@@ -682,9 +771,24 @@ public final class PostgresDiary: DiaryStore {
                         "the diary \(address): \(Self.describe(error, address: address, password: true))"
                     )
             }
+            // What the plan will ask of each record, asked of the server once: the entries
+            // with the file's ids, and (when they are not too many) the single entries in the
+            // time the file's single entries cover.
+            let asked = Set(newIDs ? [] : records.map(\.record.id).filter { $0 > 0 })
+            let taken = try entries(withIDs: Array(asked))
+            let occupying = records.map(\.record).filter { $0.occupiesTime && $0.recurrence == nil }
+            let known = try occupying.map(\.dateStart).min().flatMap { start -> SingleSpans? in
+                let window = start..<max(occupying.map(\.dateFinish).max()!, start + 1)
+                return try singleSpans(overlapping: window, except: 0, limit: 200_000).map {
+                    SingleSpans(window: window, sorted: $0)
+                }
+            }
             let plan = try ImportPlan(
                 records, newIDs: newIDs, nextID: next, storeLastFinish: lastFinish,
                 idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in
+                    if asked.contains(id) { return taken[id] }
+                    // A fresh id: above every id the diary gave, and no one else writes now.
+                    if id >= next { return nil }
                     do { return try find(id) } catch let error as DiaryError
                         where error == .notFound(id)
                     {
@@ -702,14 +806,14 @@ public final class PostgresDiary: DiaryStore {
                             window: start..<max(finish, start + 1),
                             series: series.filter {
                                 record.recurrence != nil || $0.dateStart < record.dateFinish
-                            }
+                            }, known: known
                         ).map(\.other)
                     } catch { throw storage(error) }
                 })
             if !plan.problems.isEmpty && !skipConflicts {
                 throw DiaryError.importRefused(plan.problems)
             }
-            for record in plan.accepted { try insert(record) }
+            try insert(plan.accepted)
             if let highest = plan.accepted.map(Rules.highestID).max() { try noteGiven(highest) }
             return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
         }
