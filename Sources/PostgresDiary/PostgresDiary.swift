@@ -522,7 +522,8 @@ public final class PostgresDiary: DiaryStore {
         func overlapping(_ range: Range<Int64>, except id: Int64) -> [TaskRecord]? {
             guard window.lowerBound <= range.lowerBound, range.upperBound <= window.upperBound
             else { return nil }
-            var index = PostgresDiary.firstIndex(in: sorted, startingFrom: range.lowerBound - longest)
+            var index = PostgresDiary.firstIndex(
+                in: sorted, startingFrom: range.lowerBound - longest)
             var found: [TaskRecord] = []
             while index < sorted.count, sorted[index].dateStart < range.upperBound {
                 let single = sorted[index]
@@ -550,7 +551,8 @@ public final class PostgresDiary: DiaryStore {
     }
 
     /// The index of the first of `sorted` (by start) that starts at `instant` or later.
-    fileprivate static func firstIndex(in sorted: [TaskRecord], startingFrom instant: Int64) -> Int {
+    fileprivate static func firstIndex(in sorted: [TaskRecord], startingFrom instant: Int64) -> Int
+    {
         var low = 0
         var high = sorted.count
         while low < high {

@@ -63,6 +63,27 @@ public struct TestPostgres: Sendable {
     // MARK: - Starting and stopping
 
     private static func start() -> Result<TestPostgres, Unavailable> {
+        do {
+            let server = try startCluster()
+            try server.createDatabase("taskcal")
+            return .success(server)
+        } catch let error as Unavailable {
+            return .failure(error)
+        } catch {
+            return .failure(Unavailable(description: "a PostgreSQL test cluster: \(error)"))
+        }
+    }
+
+    /// A cluster of the caller's own, with a database `taskcal`, for tests that stop, kill or
+    /// fill its server (the shared one serves every other test at the same time). Removed by
+    /// ``remove()``, or when the process ends.
+    public static func startPrivate() throws -> TestPostgres {
+        let server = try startCluster()
+        try server.createDatabase("taskcal")
+        return server
+    }
+
+    private static func startCluster() throws -> TestPostgres {
         let versions =
             (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard
@@ -70,11 +91,10 @@ public struct TestPostgres: Sendable {
             FileManager.default.isExecutableFile(
                 atPath: "/usr/lib/postgresql/\(version)/bin/initdb")
         else {
-            return .failure(
-                Unavailable(
-                    description:
-                        "PostgreSQL is not installed (apt-get install postgresql): no /usr/lib/postgresql/*/bin/initdb"
-                ))
+            throw Unavailable(
+                description:
+                    "PostgreSQL is not installed (apt-get install postgresql): no /usr/lib/postgresql/*/bin/initdb"
+            )
         }
         let binaries = "/usr/lib/postgresql/\(version)/bin"
         let folder = "/tmp/taskcal-pg-\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -98,35 +118,108 @@ public struct TestPostgres: Sendable {
                     "-D", folder + "/data", "-U", "taskcal", "--pwfile=\(folder)/password",
                     "-A", "scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync",
                 ], asServer: true)
+            Stopper.add(folder: folder, binaries: binaries)
             var lastError = ""
             for _ in 0..<5 {
-                let port = freePort()
+                let server = TestPostgres(
+                    port: freePort(), password: password, socketFolder: folder, binaries: binaries)
+                // The settings go into the cluster's configuration (the last line of a name
+                // wins), so that a restart after a stop or a kill brings the same server back.
+                let settings = """
+
+                    port = \(server.port)
+                    unix_socket_directories = '\(folder)'
+                    listen_addresses = '127.0.0.1'
+                    fsync = off
+                    synchronous_commit = off
+                    full_page_writes = off
+                    max_connections = 200
+
+                    """
+                let configuration = FileHandle(forWritingAtPath: folder + "/data/postgresql.conf")
+                configuration?.seekToEndOfFile()
+                configuration?.write(Data(settings.utf8))
+                try configuration?.close()
                 do {
-                    try run(
-                        binaries + "/pg_ctl",
-                        [
-                            "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60",
-                            "-o",
-                            "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
-                            "start",
-                        ], asServer: true)
+                    try server.startServer()
                 } catch {
                     lastError = "\(error)"
                     continue
                 }
-                let server = TestPostgres(
-                    port: port, password: password, socketFolder: folder, binaries: binaries)
-                Stopper.folder = folder
-                Stopper.binaries = binaries
-                atexit { Stopper.stop() }
-                try server.createDatabase("taskcal")
-                return .success(server)
+                return server
             }
             throw Unavailable(description: "the server would not start: \(lastError)")
         } catch {
-            try? FileManager.default.removeItem(atPath: folder)
-            return .failure(Unavailable(description: "a PostgreSQL test cluster: \(error)"))
+            Stopper.stop(folder: folder, binaries: binaries)
+            if let error = error as? Unavailable { throw error }
+            throw Unavailable(description: "a PostgreSQL test cluster: \(error)")
         }
+    }
+
+    // MARK: - Faults, for a private cluster
+
+    /// The cluster's data folder.
+    public var dataFolder: String { socketFolder + "/data" }
+
+    /// Starts the server (after ``stopServer(_:)`` or ``killServer()``) and waits until it
+    /// takes connections; after a kill, that includes its crash recovery.
+    public func startServer() throws {
+        try Self.run(
+            binaries + "/pg_ctl",
+            ["-D", dataFolder, "-l", socketFolder + "/server.log", "-w", "-t", "60", "start"],
+            asServer: true)
+    }
+
+    /// Stops the server: `fast` rolls back what is under way and ends the connections.
+    public func stopServer(_ mode: String = "fast") throws {
+        try Self.run(
+            binaries + "/pg_ctl", ["-D", dataFolder, "-m", mode, "-w", "stop"], asServer: true)
+    }
+
+    /// The server's main process, from its lock file, or nil when it is not running.
+    public var serverPID: pid_t? {
+        guard
+            let text = try? String(contentsOfFile: dataFolder + "/postmaster.pid", encoding: .utf8),
+            let first = text.split(separator: "\n").first, let pid = pid_t(first),
+            kill(pid, 0) == 0
+        else { return nil }
+        return pid
+    }
+
+    /// Kills the server and every process of it with SIGKILL at once, as the kernel's OOM
+    /// killer or a lost machine would, and waits until all of them are gone. Nothing is shut
+    /// down cleanly: ``startServer()`` runs the crash recovery.
+    public func killServer() throws {
+        guard let main = serverPID else {
+            throw Unavailable(description: "the server is not running")
+        }
+        let processes = [main] + Self.children(of: main)
+        for pid in processes { kill(pid, SIGKILL) }
+        let deadline = Date().addingTimeInterval(30)
+        while processes.contains(where: { kill($0, 0) == 0 }) {
+            guard Date() < deadline else {
+                throw Unavailable(description: "the server's processes outlived SIGKILL for 30 s")
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// The processes whose parent is `pid` (from /proc).
+    static func children(of pid: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(pid_t.init).filter { child in
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            // "pid (name) state ppid …": the name may hold spaces and parentheses.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == pid
+        }
+    }
+
+    /// Stops the server at once and removes its folder.
+    public func remove() {
+        Stopper.stop(folder: socketFolder, binaries: binaries)
     }
 
     /// A port nobody listens on now (the kernel's choice for port 0).
@@ -146,16 +239,35 @@ public struct TestPostgres: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// What `atexit` needs: plain values, no captures.
+    /// The clusters to stop when the process ends (`atexit` takes no captures).
     private enum Stopper {
-        nonisolated(unsafe) static var folder = ""
-        nonisolated(unsafe) static var binaries = ""
+        nonisolated(unsafe) static var clusters: [(folder: String, binaries: String)] = []
+        nonisolated(unsafe) static var registered = false
+        static let lock = NSLock()
 
-        static func stop() {
+        static func add(folder: String, binaries: String) {
+            lock.lock()
+            defer { lock.unlock() }
+            if !registered { atexit { Stopper.stopAll() } }
+            registered = true
+            clusters.append((folder, binaries))
+        }
+
+        static func stop(folder: String, binaries: String) {
             _ = try? TestPostgres.run(
                 binaries + "/pg_ctl", ["-D", folder + "/data", "-m", "immediate", "-w", "stop"],
                 asServer: true)
             try? FileManager.default.removeItem(atPath: folder)
+            lock.lock()
+            clusters.removeAll { $0.folder == folder }
+            lock.unlock()
+        }
+
+        static func stopAll() {
+            lock.lock()
+            let all = clusters
+            lock.unlock()
+            for cluster in all { stop(folder: cluster.folder, binaries: cluster.binaries) }
         }
     }
 
