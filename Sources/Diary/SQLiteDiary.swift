@@ -52,13 +52,39 @@ public final class SQLiteDiary: DiaryStore {
             // What an entry held before it was sealed, changed or deleted is overwritten,
             // not left in free pages of the file.
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            pool = try Self.openMigrated(path, configuration)
             uidScheme = try Self.scheme(pool, fallback: path)
         } catch let error as DiaryError {
             throw error
         } catch {
             throw .storage("cannot open the diary \(path): \(Self.describe(error))")
+        }
+    }
+
+    /// Opens the file and brings its schema up to date.
+    ///
+    /// Several processes may open a new diary at once, and GRDB's migrator looks at what was
+    /// applied before it writes: all but one of them then meet the tables the first made
+    /// ("already exists", a unique `grdb_migrations` row) or its lock while it makes them.
+    /// Each migration is one transaction, so such a loser wrote nothing: it opens again and
+    /// finds the schema made (8 processes adding to a new diary at once failed 1 in 16 before).
+    private static func openMigrated(_ path: String, _ configuration: Configuration) throws
+        -> DatabasePool
+    {
+        var attempt = 0
+        while true {
+            do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                try migrator.migrate(pool)
+                return pool
+            } catch let error as DatabaseError
+                where attempt < 20
+                && [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_BUSY, .SQLITE_LOCKED]
+                    .contains(error.resultCode)
+            {
+                attempt += 1
+                usleep(useconds_t(20_000 * attempt))
+            }
         }
     }
 

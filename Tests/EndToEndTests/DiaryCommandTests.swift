@@ -408,39 +408,32 @@ struct DiaryCommandTests {
     @Test(
         "8 processes adding colliding slots at once: no overlap, and every reported add is kept",
         arguments: diaryBackends)
-    func concurrentAdds(backend: String) async throws {
+    func concurrentAdds(backend: String) throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
         let store = cli.store(backend)
         // 8 processes × 6 adds on 12 one-hour slots, each slot offset by 0 or 30 minutes:
         // most adds collide with another process's.
-        let results = try await withThrowingTaskGroup(of: [(Int32, String)].self) { group in
-            for worker in 0..<8 {
-                group.addTask {
-                    var outcomes: [(Int32, String)] = []
-                    for round in 0..<6 {
-                        let slot = (worker + round * 3) % 12
-                        let start = 1_795_766_400 + slot * 3600 + (worker % 2) * 1800
-                        let result = try Taskcal.execute(
-                            Taskcal.binary.path,
-                            [
-                                "diary", "add", "--store", store, "--name", "w\(worker)r\(round)",
-                                "--start", "\(start)", "--end", "\(start + 3600)",
-                            ],
-                            in: cli.directory)
-                        outcomes.append(
-                            (
-                                result.status,
-                                result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                            ))
-                    }
-                    return outcomes
-                }
+        let results = try concurrently(8) { worker in
+            var outcomes: [(Int32, String)] = []
+            for round in 0..<6 {
+                let slot = (worker + round * 3) % 12
+                let start = 1_795_766_400 + slot * 3600 + (worker % 2) * 1800
+                let result = try Taskcal.execute(
+                    Taskcal.binary.path,
+                    [
+                        "diary", "add", "--store", store, "--name", "w\(worker)r\(round)",
+                        "--start", "\(start)", "--end", "\(start + 3600)",
+                    ],
+                    in: cli.directory)
+                outcomes.append(
+                    (
+                        result.status,
+                        result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    ))
             }
-            var all: [(Int32, String)] = []
-            for try await outcomes in group { all += outcomes }
-            return all
-        }
+            return outcomes
+        }.flatMap { $0 }
         #expect(results.allSatisfy { $0.0 == 0 || $0.0 == 1 }, "\(results)")
         let reported = Set(results.filter { $0.0 == 0 }.map(\.1))
         #expect(

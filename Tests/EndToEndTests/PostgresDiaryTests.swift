@@ -13,7 +13,7 @@ import Testing
 struct PostgresDiaryTests {
     @Test(
         "16 processes × 50 colliding adds at once: no overlap, exactly the adds that printed an id")
-    func sixteenWriters() async throws {
+    func sixteenWriters() throws {
         let server = try TestPostgres.shared.get()
         let cli = try Taskcal()
         defer { cli.cleanUp() }
@@ -22,33 +22,26 @@ struct PostgresDiaryTests {
         // the others of that slot, and no two slots touch. Each worker walks the slots from a
         // different place, so all sixteen fight over most of them.
         let base = 1_795_766_400
-        let results = try await withThrowingTaskGroup(of: [(Int32, String, String)].self) { group in
-            for worker in 0..<16 {
-                group.addTask {
-                    var outcomes: [(Int32, String, String)] = []
-                    for round in 0..<50 {
-                        let slot = (worker * 3 + round) % 50
-                        let start = base + slot * 7200 + (worker % 4) * 900
-                        let result = try Taskcal.execute(
-                            Taskcal.binary.path,
-                            [
-                                "diary", "add", "--store", store, "--name", "w\(worker)s\(slot)",
-                                "--start", "\(start)", "--end", "\(start + 3600)",
-                            ], in: cli.directory)
-                        outcomes.append(
-                            (
-                                result.status,
-                                result.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                                result.stderr
-                            ))
-                    }
-                    return outcomes
-                }
+        let results = try concurrently(16) { worker in
+            var outcomes: [(Int32, String, String)] = []
+            for round in 0..<50 {
+                let slot = (worker * 3 + round) % 50
+                let start = base + slot * 7200 + (worker % 4) * 900
+                let result = try Taskcal.execute(
+                    Taskcal.binary.path,
+                    [
+                        "diary", "add", "--store", store, "--name", "w\(worker)s\(slot)",
+                        "--start", "\(start)", "--end", "\(start + 3600)",
+                    ], in: cli.directory)
+                outcomes.append(
+                    (
+                        result.status,
+                        result.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+                        result.stderr
+                    ))
             }
-            var all: [(Int32, String, String)] = []
-            for try await outcomes in group { all += outcomes }
-            return all
-        }
+            return outcomes
+        }.flatMap { $0 }
         #expect(results.count == 800)
         #expect(
             results.allSatisfy { $0.0 == 0 || ($0.0 == 1 && $0.2.contains(" overlaps #")) },
@@ -78,44 +71,37 @@ struct PostgresDiaryTests {
     }
 
     @Test("habits and single entries added at once: the advisory lock keeps the habit check whole")
-    func habitsAndSinglesAtOnce() async throws {
+    func habitsAndSinglesAtOnce() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
         let store = cli.store("postgres")
         // Four writers add weekly habits on Monday 09:00–10:00 (each collides with the others),
         // four add single entries on Mondays at 09:30 in the weeks after (each collides with any
         // habit that won): whatever the order, the diary ends with no overlap.
-        let outcomes = try await withThrowingTaskGroup(of: [Int32].self) { group in
-            for worker in 0..<8 {
-                group.addTask {
-                    var statuses: [Int32] = []
-                    for round in 0..<6 {
-                        let arguments: [String] =
-                            worker < 4
-                            ? [
-                                "--name", "habit w\(worker)r\(round)", "--start",
-                                "2026-11-30T09:00",
-                                "--end", "2026-11-30T10:00", "--repeat", "weekly",
-                            ]
-                            : [
-                                "--name", "single w\(worker)r\(round)",
-                                "--start", "2026-12-\(["07", "14", "21"][round % 3])T09:30",
-                                "--end", "2026-12-\(["07", "14", "21"][round % 3])T09:45",
-                            ]
-                        statuses.append(
-                            try Taskcal.execute(
-                                Taskcal.binary.path,
-                                ["diary", "add", "--store", store, "--tz", "UTC"] + arguments,
-                                in: cli.directory
-                            ).status)
-                    }
-                    return statuses
-                }
+        let outcomes = try concurrently(8) { worker in
+            var statuses: [Int32] = []
+            for round in 0..<6 {
+                let arguments: [String] =
+                    worker < 4
+                    ? [
+                        "--name", "habit w\(worker)r\(round)", "--start",
+                        "2026-11-30T09:00",
+                        "--end", "2026-11-30T10:00", "--repeat", "weekly",
+                    ]
+                    : [
+                        "--name", "single w\(worker)r\(round)",
+                        "--start", "2026-12-\(["07", "14", "21"][round % 3])T09:30",
+                        "--end", "2026-12-\(["07", "14", "21"][round % 3])T09:45",
+                    ]
+                statuses.append(
+                    try Taskcal.execute(
+                        Taskcal.binary.path,
+                        ["diary", "add", "--store", store, "--tz", "UTC"] + arguments,
+                        in: cli.directory
+                    ).status)
             }
-            var all: [Int32] = []
-            for try await statuses in group { all += statuses }
-            return all
-        }
+            return statuses
+        }.flatMap { $0 }
         #expect(outcomes.allSatisfy { $0 == 0 || $0 == 1 }, "\(outcomes)")
         let check = try cli.run(["diary", "check", "--store", store])
         #expect(check.status == 0, "no overlap among habits and entries: \(check.stderr)")

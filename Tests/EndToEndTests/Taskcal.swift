@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestPostgres
 import Testing
 
@@ -242,4 +243,25 @@ extension Taskcal {
         walk(try #require(tree["command"] as? [String: Any]), [])
         return paths
     }
+}
+
+/// Runs `body(0)` … `body(count - 1)` each on a thread of its own, all at once, and returns
+/// their results in order. Test workers that start processes and wait for them block their
+/// thread: as tasks of a task group they would share the few threads of Swift's pool (one per
+/// core), and "16 writers at once" would be two at a time on a two-core machine.
+func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T)
+    throws -> [T]
+{
+    let results = Mutex([Int: Result<T, any Error>]())
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        Thread.detachNewThread {
+            let result = Result { try body(index) }
+            results.withLock { $0[index] = result }
+            done.leave()
+        }
+    }
+    done.wait()
+    return try results.withLock { all in try (0..<count).map { try all[$0]!.get() } }
 }
