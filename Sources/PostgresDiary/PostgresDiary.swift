@@ -70,7 +70,7 @@ public final class PostgresDiary: DiaryStore {
             ).wait()
         } catch {
             throw .storage(
-                "cannot open the diary \(address): \(Self.describe(error, address: address, password: password != nil))"
+                "cannot open the diary \(address): \(Self.describe(error, address: address, password: password != nil, connecting: true))"
             )
         }
         do {
@@ -243,7 +243,7 @@ public final class PostgresDiary: DiaryStore {
 
     @discardableResult
     private func run(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.query(query, logger: logger).wait()
+        try connection.answer(connection.query(query, logger: logger))
     }
 
     /// The records a query of `id, record` rows returns.
@@ -293,10 +293,18 @@ public final class PostgresDiary: DiaryStore {
                         logger: logger)
                 }
             do {
-                _ = try begin.wait()
-                _ = try lock.wait()
+                _ = try connection.answer(begin)
+                _ = try connection.answer(lock)
                 let result = try body()
-                try run("COMMIT")
+                do {
+                    try run("COMMIT")
+                } catch  where Self.isConnectionLoss(error) {
+                    // The server may have committed before the connection went: only a look
+                    // at the diary can tell.
+                    throw DiaryError.storage(
+                        "the diary \(address): the connection to the server was lost as it committed, so the write may or may not have been kept; look (taskcal diary list) before trying again"
+                    )
+                }
                 return result
             } catch {
                 _ = try? run("ROLLBACK")
@@ -314,6 +322,19 @@ public final class PostgresDiary: DiaryStore {
 
     static func isOverlapRefusal(_ error: any Error) -> Bool {
         (error as? PSQLError)?.serverInfo?[.sqlState] == "23P01"
+    }
+
+    /// Whether `error` ended the connection: the server went away, was shut down or ended it.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if error is ConnectionLost { return true }
+        guard let error = error as? PSQLError else { return false }
+        if let state = error.serverInfo?[.sqlState] {
+            return state.hasPrefix("08") || state.hasPrefix("57P")
+        }
+        return [
+            .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .connectionError,
+        ]
+        .contains(error.code)
     }
 
     // MARK: - Reading
@@ -916,9 +937,15 @@ public final class PostgresDiary: DiaryStore {
     // MARK: - Messages
 
     /// What went wrong with the server, said plainly and without the password.
-    static func describe(_ error: any Error, address: PostgresAddress, password: Bool) -> String {
+    /// `connecting`: the error ended the attempt to connect, not a connection that was open.
+    static func describe(
+        _ error: any Error, address: PostgresAddress, password: Bool, connecting: Bool = false
+    ) -> String {
         guard let error = error as? PSQLError else {
             if let error = error as? DiaryError { return error.description }
+            if error is ConnectionLost {
+                return "the connection to the server was lost; nothing more was written"
+            }
             return "\(error)"
         }
         if let info = error.serverInfo {
@@ -935,6 +962,15 @@ public final class PostgresDiary: DiaryStore {
                 text = "\(text) (create it first: createdb \(address.database))"
             case "55P03":
                 text = "another writer has held the diary for 30 s; nothing was written, try again"
+            case "57014":
+                text =
+                    "\(text): the server's statement_timeout (or someone) cancelled it; nothing was written"
+            case "57P01", "57P02", "57P03":
+                text = "\(text); nothing was written, try again once the server is back"
+            case "53100":
+                text = "the server's disk is full (\(text)); nothing was written"
+            case "53300":
+                text = "\(text) (the server takes no more connections now; try again later)"
             case "42501":
                 text =
                     "\(text) (the user \(address.user) needs the right to create tables and the btree_gist extension in \(address.database), or an owner who runs taskcal once)"
@@ -947,6 +983,11 @@ public final class PostgresDiary: DiaryStore {
         case .authMechanismRequiresPassword:
             return
                 "the server asks for a password and none was found: put it in ~/.pgpass (chmod 600) or PGPASSWORD"
+        case .connectionError where !connecting:
+            let reason = error.underlying.map { "\($0)" } ?? ""
+            return reason.contains(#"reset by peer"#)
+                ? "the connection to the server was lost (reset by the server); nothing more was written"
+                : "the connection to the server was lost; nothing more was written"
         case .connectionError:
             let where_ =
                 address.isSocket
@@ -966,6 +1007,10 @@ public final class PostgresDiary: DiaryStore {
         case .sslUnsupported:
             return "the server offers no TLS, and sslmode \(address.tls.rawValue) asks for it"
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+            // The server's own last word (it was shut down, or ended this connection).
+            if let inner = error.underlying as? PSQLError, inner.serverInfo != nil {
+                return describe(inner, address: address, password: password)
+            }
             return "the connection to the server was lost; nothing more was written"
         default:
             return "\(error.code)"
@@ -977,8 +1022,28 @@ extension PostgresConnection {
     /// Runs `query` and waits for all of its rows.
     @discardableResult
     fileprivate func run(_ query: PostgresQuery, _ logger: Logger) throws -> PostgresQueryResult {
-        try self.query(query, logger: logger).wait()
+        try answer(self.query(query, logger: logger))
+    }
+
+    /// Waits for `future`, a query's answer on this connection, or for the connection to close.
+    ///
+    /// PostgresNIO 1.33 was seen to leave a query's answer pending for ever once the server was
+    /// killed mid-statement, though the connection had closed (the import hung, never
+    /// returned): so one second after the connection closes, the wait ends with
+    /// ``ConnectionLost`` (the second lets a server's own last word arrive first).
+    fileprivate func answer<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: promise)
+        closeFuture.whenComplete { _ in
+            promise.futureResult.eventLoop.scheduleTask(in: .seconds(1)) {
+                promise.fail(ConnectionLost())
+            }
+        }
+        return try promise.futureResult.wait()
     }
 }
+
+/// The connection closed while a query waited for its answer.
+struct ConnectionLost: Error {}
 
 #endif

@@ -77,13 +77,17 @@ public struct TestPostgres: Sendable {
     /// A cluster of the caller's own, with a database `taskcal`, for tests that stop, kill or
     /// fill its server (the shared one serves every other test at the same time). Removed by
     /// ``remove()``, or when the process ends.
+    ///
+    /// Unlike the shared cluster's, its commits are synchronous (the server's default): with
+    /// `synchronous_commit = off` a server that crashes loses the last commits it already
+    /// confirmed, which no client can prevent.
     public static func startPrivate() throws -> TestPostgres {
-        let server = try startCluster()
+        let server = try startCluster(synchronousCommit: true)
         try server.createDatabase("taskcal")
         return server
     }
 
-    private static func startCluster() throws -> TestPostgres {
+    private static func startCluster(synchronousCommit: Bool = false) throws -> TestPostgres {
         let versions =
             (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard
@@ -131,7 +135,7 @@ public struct TestPostgres: Sendable {
                     unix_socket_directories = '\(folder)'
                     listen_addresses = '127.0.0.1'
                     fsync = off
-                    synchronous_commit = off
+                    synchronous_commit = \(synchronousCommit ? "on" : "off")
                     full_page_writes = off
                     max_connections = 200
 
@@ -181,7 +185,7 @@ public struct TestPostgres: Sendable {
         guard
             let text = try? String(contentsOfFile: dataFolder + "/postmaster.pid", encoding: .utf8),
             let first = text.split(separator: "\n").first, let pid = pid_t(first),
-            kill(pid, 0) == 0
+            Self.isAlive(pid)
         else { return nil }
         return pid
     }
@@ -196,12 +200,26 @@ public struct TestPostgres: Sendable {
         let processes = [main] + Self.children(of: main)
         for pid in processes { kill(pid, SIGKILL) }
         let deadline = Date().addingTimeInterval(30)
-        while processes.contains(where: { kill($0, 0) == 0 }) {
+        while processes.contains(where: Self.isAlive) {
             guard Date() < deadline else {
                 throw Unavailable(description: "the server's processes outlived SIGKILL for 30 s")
             }
             usleep(10_000)
         }
+        // A killed server's main process may linger as a zombie where nobody reaps orphans,
+        // and the server would take it for itself still running; after a real crash its
+        // process is gone and the lock files name nobody.
+        unlink(dataFolder + "/postmaster.pid")
+        unlink(socketFolder + "/.s.PGSQL.\(port).lock")
+    }
+
+    /// Whether `pid` still runs: a process killed after its parent died may stay a zombie
+    /// (state Z) where nobody reaps orphans, and a zombie holds nothing.
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 
     /// The processes whose parent is `pid` (from /proc).
