@@ -243,7 +243,7 @@ public final class PostgresDiary: DiaryStore {
 
     @discardableResult
     private func run(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.answer(connection.query(query, logger: logger))
+        try connection.answer(connection.send(query, logger))
     }
 
     /// The records a query of `id, record` rows returns.
@@ -280,17 +280,17 @@ public final class PostgresDiary: DiaryStore {
             // BEGIN and the lock are sent without waiting for their answers: the connection
             // runs them in order before the body's first query, whose answer we wait for.
             let diary = address.diary
-            let begin = connection.query("BEGIN", logger: logger)
+            let begin = connection.send("BEGIN", logger)
             let lock =
                 switch hold {
                 case .shared:
-                    connection.query(
+                    connection.send(
                         "SELECT pg_advisory_xact_lock_shared(\(Self.diaryLockClass), hashtext(\(diary)))",
-                        logger: logger)
+                        logger)
                 case .exclusive:
-                    connection.query(
+                    connection.send(
                         "SELECT pg_advisory_xact_lock(\(Self.diaryLockClass), hashtext(\(diary)))",
-                        logger: logger)
+                        logger)
                 }
             do {
                 _ = try connection.answer(begin)
@@ -1022,14 +1022,27 @@ extension PostgresConnection {
     /// Runs `query` and waits for all of its rows.
     @discardableResult
     fileprivate func run(_ query: PostgresQuery, _ logger: Logger) throws -> PostgresQueryResult {
-        try answer(self.query(query, logger: logger))
+        try answer(send(query, logger))
+    }
+
+    /// Sends `query` from the connection's event loop, where whether the connection is still
+    /// open is known for sure. PostgresNIO 1.33.2 writes a query's task with `promise: nil`,
+    /// so a query written to a closed connection is dropped: never answered (an import whose
+    /// server was killed waited for ever) and never freed (LeakSanitizer reported it).
+    fileprivate func send(_ query: PostgresQuery, _ logger: Logger)
+        -> EventLoopFuture<PostgresQueryResult>
+    {
+        eventLoop.flatSubmit {
+            self.isClosed
+                ? self.eventLoop.makeFailedFuture(ConnectionLost())
+                : self.query(query, logger: logger)
+        }
     }
 
     /// Waits for `future`, a query's answer on this connection, or for the connection to close.
     ///
-    /// PostgresNIO 1.33 was seen to leave a query's answer pending for ever once the server was
-    /// killed mid-statement, though the connection had closed (the import hung, never
-    /// returned): so one second after the connection closes, the wait ends with
+    /// A safety net under ``send(_:_:)``: should a query still go unanswered once the
+    /// connection has closed, one second after the close the wait ends with
     /// ``ConnectionLost`` (the second lets a server's own last word arrive first).
     fileprivate func answer<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)

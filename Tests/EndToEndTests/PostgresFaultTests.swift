@@ -334,6 +334,7 @@ struct PostgresFaultTests {
 /// A taskcal process started without waiting for it, its output going to files.
 struct Launched {
     let process = Process()
+    let finished = DispatchSemaphore(value: 0)
     let output: URL
     let errors: URL
 
@@ -351,23 +352,21 @@ struct Launched {
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardInput = FileHandle.nullDevice
+        let finished = finished
+        process.terminationHandler = { _ in finished.signal() }
         try process.run()
     }
 
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { process.isRunning && !TestPostgres.isZombie(process.processIdentifier) }
 
     /// Waits for it to end (killing it as hung after `limit` seconds) and reads its output.
     func wait(limit: TimeInterval = 120) throws -> Taskcal.Result {
-        let deadline = Date().addingTimeInterval(limit)
-        while process.isRunning && Date() < deadline { usleep(5000) }
-        let hung = process.isRunning
-        if hung { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let end = Taskcal.wait(for: process, finished, limit: limit)
         return Taskcal.Result(
-            status: process.terminationStatus,
+            status: end.status,
             stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errors), as: UTF8.self),
-            signaled: process.terminationReason == .uncaughtSignal, hung: hung)
+            signaled: end.signaled, hung: end.hung)
     }
 }
 

@@ -216,10 +216,15 @@ public struct TestPostgres: Sendable {
     /// Whether `pid` still runs: a process killed after its parent died may stay a zombie
     /// (state Z) where nobody reaps orphans, and a zombie holds nothing.
     static func isAlive(_ pid: pid_t) -> Bool {
+        FileManager.default.fileExists(atPath: "/proc/\(pid)/stat") && !isZombie(pid)
+    }
+
+    /// Whether `pid` has ended and waits to be reaped (state Z).
+    public static func isZombie(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return false }
-        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
     }
 
     /// The processes whose parent is `pid` (from /proc).
