@@ -69,7 +69,7 @@ seed() {
 }
 
 # Leaks of the toolchain's own libraries, not taskcal's (each named with why in the file).
-export LSAN_OPTIONS="suppressions=$PWD/../Scripts/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$root/Scripts/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 status=0
 for name in "${targets[@]}"; do
