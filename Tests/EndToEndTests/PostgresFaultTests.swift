@@ -53,14 +53,34 @@ struct PostgresFaultTests {
                     .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
 
-        /// Whether a transaction holds a diary's lock alone (an import is under way).
-        func importHoldsLock() throws -> Bool {
-            try server.psql(
+        /// The rows of `pg_locks` that say an import holds its diary alone.
+        static let importLock = """
+            locktype = 'advisory' AND granted AND mode = 'ExclusiveLock'
+                AND classid = \(0x7461_736B) AND objsubid = 2
+            """
+
+        /// Whether an import holds a diary, and how far the server's write-ahead log has got
+        /// (bytes): an import's progress, whatever the speed of the machine.
+        func progress() throws -> (holding: Bool, wal: Int) {
+            let fields = try server.psql(
                 """
-                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
-                    AND mode = 'ExclusiveLock' AND classid = \(0x7461_736B) AND objsubid = 2
+                SELECT (SELECT count(*) FROM pg_locks WHERE \(Self.importLock)) || ' ' ||
+                    (pg_current_wal_insert_lsn() - '0/0')
                 """
-            ).hasPrefix("1")
+            ).split(whereSeparator: \.isWhitespace)
+            return (fields.first == "1", Int(fields.last ?? "") ?? 0)
+        }
+
+        /// Starts importing big.ndjson into `diary` and returns once the import holds the diary
+        /// (or has ended), with the write-ahead log's position then.
+        func importHolding(_ diary: String, _ options: [String] = []) throws -> (Launched, Int) {
+            let importer = try launch(
+                ["diary", "import", "big.ndjson", "--store", store(diary)] + options)
+            while true {
+                let now = try progress()
+                if now.holding || !importer.isRunning { return (importer, now.wal) }
+                usleep(1000)
+            }
         }
 
         /// Adds one entry after the imported ones: the diary takes writes again.
@@ -77,26 +97,24 @@ struct PostgresFaultTests {
     func killedImport() throws {
         let setting = try Setting()
         defer { setting.cleanUp() }
-        // How long an import holds the diary, measured here, to spread the kills over it.
-        let calibration = try setting.launch([
-            "diary", "import", "big.ndjson", "--store", setting.store("calibration"),
-        ])
-        while try !setting.importHoldsLock() && calibration.isRunning { usleep(2000) }
-        let held = Date()
-        // Until the lock is let go, not until the process ends (under a sanitizer, the leak
-        // check at exit takes longer than the import).
-        while try setting.importHoldsLock() { usleep(2000) }
-        let holding = max(Date().timeIntervalSince(held), 0.05)
+        // How much write-ahead log a whole import writes while it holds the diary: the kills
+        // are spread over that, not over a time that other tests running beside this one skew.
+        let (calibration, started) = try setting.importHolding("calibration")
+        var written = 0
+        while case let now = try setting.progress(), now.holding {
+            written = now.wal - started
+            usleep(2000)
+        }
         let measured = try calibration.wait()
         #expect(measured.status == 0, "\(measured.stderr)")
         var outcomes: [String: Int] = [:]
         for point in 0..<20 {
             let diary = "killed-\(point)"
-            let importer = try setting.launch([
-                "diary", "import", "big.ndjson", "--store", setting.store(diary),
-            ])
-            while try !setting.importHoldsLock() && importer.isRunning { usleep(1000) }
-            Thread.sleep(forTimeInterval: holding * Double(point) / 20)
+            let (importer, from) = try setting.importHolding(diary)
+            let target = from + written * point / 20
+            while case let now = try setting.progress(), now.holding, now.wal < target {
+                usleep(1000)
+            }
             try setting.server.killServer()
             let result = try importer.wait()
             try setting.server.startServer()
@@ -121,24 +139,18 @@ struct PostgresFaultTests {
             #expect(
                 try setting.run(["diary", "check", "--store", setting.store(diary)]).status == 0)
         }
-        print("PostgreSQL kills during an import of 10,000 (holding \(holding) s): \(outcomes)")
+        print("PostgreSQL kills during an import of 10,000 (\(written) bytes of WAL): \(outcomes)")
         #expect(
-            outcomes["rolled back", default: 0] >= 10, "most kills landed mid-import: \(outcomes)")
+            outcomes["rolled back", default: 0] >= 15, "most kills landed mid-import: \(outcomes)")
     }
 
     @Test("the connection ended by the server mid-import (pg_terminate_backend): nothing written")
     func droppedConnection() throws {
         let setting = try Setting()
         defer { setting.cleanUp() }
-        let importer = try setting.launch([
-            "diary", "import", "big.ndjson", "--store", setting.store("dropped"),
-        ])
-        while try !setting.importHoldsLock() && importer.isRunning { usleep(1000) }
+        let (importer, _) = try setting.importHolding("dropped")
         let ended = try setting.server.psql(
-            """
-            SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
-                AND mode = 'ExclusiveLock' AND classid = \(0x7461_736B) AND objsubid = 2
-            """)
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE \(Setting.importLock)")
         let result = try importer.wait()
         #expect(ended.hasPrefix("t"), "the import's connection was ended: \(ended)")
         #expect(result.status == 2, "\(result)")
@@ -203,7 +215,7 @@ struct PostgresFaultTests {
         { $1 }
         holder.standardOutput = FileHandle.nullDevice
         try holder.run()
-        while try !setting.importHoldsLock() { usleep(1000) }
+        while try !setting.progress().holding { usleep(1000) }
         let refused = try setting.run(["diary", "import", "big.ndjson", "--store", store])
         holder.waitUntilExit()
         #expect(refused.status == 2, "\(refused)")
