@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "CalDAV",
             dependencies: [
-                "Diary", "SystemCrypto", "TaskConversion", "TaskModel", "WebDAV",
+                "Diary", "ICalendar", "SystemCrypto", "TaskConversion", "TaskModel", "WebDAV",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: caldav),
                 .product(name: "NIOCore", package: "swift-nio", condition: caldav),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: caldav),

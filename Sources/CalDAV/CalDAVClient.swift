@@ -2,6 +2,7 @@
 #if CalDAV
 
 import Foundation
+import ICalendar
 import WebDAV
 import NIOCore
 
@@ -66,7 +67,7 @@ public final class CalDAVClient: Sendable {
     /// calendar home it is, or that its user's principal names (found from a server's root
     /// through `current-user-principal`, or `/.well-known/caldav`, RFC 6764).
     public func calendars(at address: CalDAVAddress) throws(CalDAVError) -> [RemoteCalendar] {
-        let start = try propfind(address.asCollection, depth: "0", Self.discoveryProperties)
+        let start = try discover(address.asCollection)
         guard let here = start.resources.first else {
             throw .protocolError("\(address) answered PROPFIND with no resource")
         }
@@ -112,6 +113,28 @@ public final class CalDAVClient: Sendable {
                 .all(DAV.caldav, "comp").compactMap { $0.attributes["name"] } ?? [],
             color: resource.property(DAV.apple, "calendar-color")?.trimmed.nilIfEmpty,
             syncable: resource.property(DAV.dav, "sync-token") != nil)
+    }
+
+    /// PROPFIND for the discovery properties at `address`, depth 0. DAViCal 1.1 fails (HTTP
+    /// 500) on a `sync-token` asked of a resource that is not a collection, such as its root
+    /// `/caldav.php/`: asked again without it, and again with it alone should the resource turn
+    /// out to be a calendar.
+    private func discover(_ address: CalDAVAddress) throws(CalDAVError) -> MultiStatus {
+        do {
+            return try propfind(address, depth: "0", Self.discoveryProperties)
+        } catch .http(let status, let message) where status >= 500 {
+            let without = Self.discoveryProperties.filter { $0 != "d:sync-token" }
+            guard var found = try? propfind(address, depth: "0", without),
+                let resource = found.resources.first
+            else { throw .http(status: status, message) }
+            if resource.isCalendar,
+                let token = try? propfind(address, depth: "0", ["d:sync-token"]).resources.first?
+                    .property(DAV.dav, "sync-token")
+            {
+                found.resources[0].properties[DAV.dav + " sync-token"] = token
+            }
+            return found
+        }
     }
 
     private static let discoveryProperties = [
@@ -247,7 +270,44 @@ public final class CalDAVClient: Sendable {
                 result.append(object)
             }
         }
+        // A to-do with no date at all touches every range (RFC 4791 §9.9). DAViCal leaves it
+        // out: it gives each object a creation time, its upload's when CREATED is missing. Those
+        // with neither DTSTART, DUE nor COMPLETED are asked for again, and the ones without
+        // CREATED kept (with CREATED, every server has judged them already).
+        let undated = DAV.element(
+            "c:comp-filter", attributes: ["name": "VCALENDAR"],
+            [
+                DAV.element(
+                    "c:comp-filter", attributes: ["name": "VTODO"],
+                    ["DTSTART", "DUE", "COMPLETED"].map {
+                        DAV.element(
+                            "c:prop-filter", attributes: ["name": $0],
+                            [DAV.element("c:is-not-defined")])
+                    })
+            ])
+        for object in try ask(undated)
+        where !seen.contains(object.href) && Self.isUndatedToDo(object.data ?? []) {
+            seen.insert(object.href)
+            result.append(object)
+        }
         return result
+    }
+
+    /// Whether `data` is a to-do with none of DTSTART, DUE, COMPLETED and CREATED: one that
+    /// touches every range.
+    static func isUndatedToDo(_ data: [UInt8]) -> Bool {
+        let reader = ICalendarReader(bytes: data)
+        var found = false
+        while case .some(let item) = try? reader.next() {
+            guard case .component(let component) = item else { continue }
+            guard component.kind == .todo else { return false }
+            for name in ["DTSTART", "DUE", "COMPLETED", "CREATED"]
+            where component.firstProperty(named: name) != nil {
+                return false
+            }
+            found = true
+        }
+        return found
     }
 
     private static func objects(_ status: MultiStatus, in calendar: CalDAVAddress)

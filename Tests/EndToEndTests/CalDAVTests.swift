@@ -5,23 +5,29 @@ let radicaleInstalled = available("python3", ["-c", "import radicale"])
 let radicaleMissing =
     "Radicale is not installed (python3 -m pip install radicale==3.9.0): no CalDAV server to test with"
 let xandikosInstalled = available("python3", ["-c", "import xandikos"])
+/// DAViCal runs on a PostgreSQL cluster of its own, which as root is the postgres user's.
+let davicalInstalled =
+    FileManager.default.fileExists(atPath: "/usr/share/davical/htdocs/caldav.php")
+    && available("php", ["-m"]) && geteuid() == 0
 
 /// The CalDAV servers the suite runs against, each a real one started here: Radicale (with
-/// authentication) and Xandikos (the server vdirsyncer tests against; it has no
-/// authentication of its own), when it is installed (in CI it must be).
+/// authentication), Xandikos (the server vdirsyncer tests against; it has no authentication
+/// of its own) and DAViCal (Debian's, PHP on PostgreSQL, with its own users), when they are
+/// installed (in CI they must be).
 enum CalDAVServerKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case radicale, xandikos
+    case radicale, xandikos, davical
 
     static let available: [CalDAVServerKind] =
         [.radicale] + (xandikosInstalled || required ? [.xandikos] : [])
+        + (davicalInstalled || required ? [.davical] : [])
 
     var testDescription: String { rawValue }
 }
 
 /// A real CalDAV server on a free loopback port storing in `storage`
-/// (`Fixtures/radicale_server.py`, `Fixtures/xandikos_server.py`): Radicale with
-/// authentication on (user anna, password `s3cret-Radicale`), Xandikos serving the principal
-/// `/anna/`.
+/// (`Fixtures/radicale_server.py`, `xandikos_server.py`, `davical_server.py`): Radicale and
+/// DAViCal with authentication on (user anna, password `s3cret-Radicale`), Xandikos serving
+/// the principal `/anna/`.
 final class CalDAVServer {
     static let user = "anna"
     static let password = "s3cret-Radicale"
@@ -41,22 +47,28 @@ final class CalDAVServer {
         try Data("\(Self.user):\(Self.password)\n".utf8).write(
             to: URL(fileURLWithPath: htpasswd))
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let fixture: [String] =
+            switch kind {
+            case .radicale: [Taskcal.fixture("radicale_server.py"), storage, htpasswd]
+            case .xandikos: [Taskcal.fixture("xandikos_server.py"), storage]
+            case .davical: [Taskcal.fixture("davical_server.py"), storage]
+            }
         process.arguments =
-            (kind == .radicale
-                ? ["python3", Taskcal.fixture("radicale_server.py"), storage, htpasswd]
-                : ["python3", Taskcal.fixture("xandikos_server.py"), storage])
+            ["python3"] + fixture
             + (dieAfterWrites.map { ["--die-after-writes", String($0)] } ?? [])
             + (writeLog.map { ["--log-writes", $0] } ?? [])
         port = try startPrintingPort(process)
     }
 
-    var root: String { "http://127.0.0.1:\(port)/" }
+    /// Where `caldav ls` starts: the server's root (DAViCal's is its script, `caldav.php`).
+    var root: String { "http://127.0.0.1:\(port)/\(kind == .davical ? "caldav.php/" : "")" }
 
     /// Where calendar `name` goes: in the user's calendar home, which `caldav ls` finds from
-    /// the root (Radicale's is the principal itself, Xandikos's `calendars/` below it).
+    /// the root (Radicale's and DAViCal's is the principal itself, Xandikos's `calendars/`
+    /// below it).
     func calendar(_ name: String) -> String {
         switch kind {
-        case .radicale: "\(root)\(Self.user)/\(name)/"
+        case .radicale, .davical: "\(root)\(Self.user)/\(name)/"
         case .xandikos: "\(root)\(Self.user)/calendars/\(name)/"
         }
     }
