@@ -99,6 +99,27 @@ struct Convert: ParsableCommand {
     var report: String?
 
     @Option(
+        help: ArgumentHelp(
+            tr(
+                "Batch mode: convert only share K of N (0 to N-1) of the files, as one of N workers."
+            ),
+            discussion: tr(
+                "Every Nth file of the whole plan, from the Kth: N workers given the same inputs cover them once (GNU parallel over ssh, a Kubernetes Indexed Job's $JOB_COMPLETION_INDEX). Their --report files merge with --merge-reports."
+            ),
+            valueName: "K/N"))
+    var shard: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            tr(
+                "Merge the --report files given as inputs into one summary, written to --report (default: standard output)."
+            ),
+            discussion: tr(
+                "The shares of one plan (--shard K/N, all N of them) come back in the plan's order, as one run would have listed them; reports of separate runs follow one another. Exit code 1 when a file failed, 2 when a share is missing."
+            )))
+    var mergeReports = false
+
+    @Option(
         name: [.customLong("input-format"), .customLong("from")],
         help:
             .tr(
@@ -314,6 +335,21 @@ struct Convert: ParsableCommand {
         if outputDir != nil && skipInvalid {
             throw ValidationError("--skip-invalid writes one output; batch mode skips whole files")
         }
+        if mergeReports {
+            if outputDir != nil || output != "-" || shard != nil {
+                throw ValidationError(
+                    "--merge-reports writes one summary to --report: give it neither --output-dir, -o nor --shard"
+                )
+            }
+            return
+        }
+        if let shard, BatchConverter.Shard(shard) == nil {
+            throw ValidationError(
+                "--shard '\(shard)' is not a share K/N such as 0/4 (K from 0 to N-1)")
+        }
+        if outputDir == nil && shard != nil {
+            throw ValidationError("--shard belongs to batch mode (--output-dir)")
+        }
         if outputDir == nil && (report != nil || force || failFast) {
             throw ValidationError(
                 "--report, --force and --fail-fast belong to batch mode (--output-dir)")
@@ -362,6 +398,7 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
+        if mergeReports { return try runMerge() }
         if let outputDir { return try runBatch(into: outputDir) }
         let inputFormat = from ?? inputs.lazy.compactMap { Format(path: $0) }.first
         var outputFormat = to
@@ -556,9 +593,11 @@ extension Convert {
         write.app = app
         let batch = BatchConverter(
             read: read, write: write, format: to, jobs: jobs, force: force, failFast: failFast)
-        let (jobs, problems) = batch.plan(inputs: inputs, into: directory)
+        let (planned, problems) = batch.plan(inputs: inputs, into: directory)
         for problem in problems { Console.error(problem.description) }
         guard problems.isEmpty else { throw ExitCode(2) }
+        var share = shard.flatMap(BatchConverter.Shard.init)
+        let jobs = share?.of(planned) ?? planned
         let bar = ProgressBar(total: jobs.count, enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let summary = batch.run(jobs) { outcome, done in
             if outcome.status == .failed && !bar.enabled {
@@ -572,6 +611,14 @@ extension Convert {
                 for error in outcome.errors.prefix(20) { Console.error(error.description) }
             }
         }
+        var shared = summary
+        shared.shard = share
+        try finish(shared)
+    }
+
+    /// Writes `summary` to --report (when given), says it in one line and exits 1 when a file
+    /// failed.
+    private func finish(_ summary: BatchConverter.Summary) throws {
         if let report {
             do {
                 try Data(summary.json.utf8).write(
@@ -585,6 +632,25 @@ extension Convert {
             "converted \(summary.count(.converted)) file(s), failed \(summary.count(.failed)), skipped \(summary.count(.skipped)); \(summary.records) records written, \(summary.warnings) warning(s), in \(String(format: "%.1f", summary.seconds)) s"
         if !quiet || summary.count(.failed) > 0 { Console.note(line) }
         if summary.count(.failed) > 0 { throw ExitCode(1) }
+    }
+
+    /// `--merge-reports`: the inputs are the workers' reports.
+    func runMerge() throws {
+        var parts: [(name: String, summary: BatchConverter.Summary)] = []
+        do {
+            for input in inputs {
+                guard let data = FileManager.default.contents(atPath: input) else {
+                    throw Diagnostic(.error, Location(file: input), "cannot read the report")
+                }
+                parts.append((input, try BatchConverter.Summary(json: data, name: input)))
+            }
+            let merged = try BatchConverter.Summary.merged(parts)
+            if report == nil { FileHandle.standardOutput.write(Data(merged.json.utf8)) }
+            try finish(merged)
+        } catch let problem as Diagnostic {
+            Console.error(problem.description)
+            throw ExitCode(2)
+        }
     }
 }
 

@@ -91,6 +91,71 @@ struct BatchCommandTests {
         }
     }
 
+    @Test("two workers convert a share each (--shard); their reports merge into one run's")
+    func shardsMerge() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        try makeInputs(cli)
+        try FileManager.default.copyItem(
+            atPath: Taskcal.sample(""), toPath: cli.path("in/samples"))
+        let whole = try cli.run(["convert", "in", "--output-dir", "one", "--report", "one.json"])
+        #expect(whole.status == 1, "three broken files: \(whole.stderr)")
+        // Two workers side by side, as GNU parallel or an Indexed Job would start them.
+        let workers = try concurrently(2) { index in
+            try cli.run([
+                "convert", "in", "--output-dir", "two", "--shard", "\(index)/2", "--report",
+                "share-\(index).json", "--jobs", "1",
+            ])
+        }
+        let shares = try (0..<2).map {
+            try JSONSerialization.jsonObject(with: Data(cli.read("share-\($0).json").utf8))
+                as! [String: Any]
+        }
+        let sizes = shares.map { ($0["files"] as! [Any]).count }
+        #expect(sizes[0] > 0 && sizes[1] > 0 && abs(sizes[0] - sizes[1]) <= 1, "\(sizes)")
+        #expect(workers.map(\.status).max() == 1, "a broken file fails its worker")
+        let merged = try cli.run([
+            "convert", "--merge-reports", "share-1.json", "share-0.json", "--report", "all.json",
+        ])
+        #expect(merged.status == 1, "a file failed: \(merged.stderr)")
+        let failed =
+            try JSONSerialization.jsonObject(with: Data(cli.read("one.json").utf8))
+            as! [String: Any]
+        #expect(merged.stderr.contains("failed \(failed["failed"] as! Int),"), "\(merged.stderr)")
+        func comparable(_ report: String) throws -> String {
+            try cli.read(report).replacingOccurrences(
+                of: #""seconds": [0-9.]+"#, with: "", options: .regularExpression
+            ).replacingOccurrences(of: #""output": "one/"#, with: #""output": "two/"#)
+        }
+        #expect(try comparable("all.json") == comparable("one.json"))
+        let outputs = try FileManager.default.subpathsOfDirectory(atPath: cli.path("one"))
+        #expect(outputs.count > 30)
+        for name in outputs where !name.hasSuffix("/") {
+            #expect(
+                FileManager.default.contents(atPath: cli.path("one/" + name))
+                    == FileManager.default.contents(atPath: cli.path("two/" + name)), "\(name)")
+        }
+        // On standard output without --report; a missing or doubled share is refused.
+        let printed = try cli.run(["convert", "--merge-reports", "share-0.json", "share-1.json"])
+        #expect(printed.stdout.contains(#""converted": "#) && printed.status == 1)
+        let missing = try cli.run(["convert", "--merge-reports", "share-0.json"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("share 1/2 is missing"), "\(missing.stderr)")
+        let twice = try cli.run(["convert", "--merge-reports", "share-0.json", "share-0.json"])
+        #expect(twice.status == 2 && twice.stderr.contains("as share-0.json is"))
+        let mixed = try cli.run(["convert", "--merge-reports", "share-0.json", "one.json"])
+        #expect(mixed.status == 2 && mixed.stderr.contains("a whole run"), "\(mixed.stderr)")
+        // A worker that saw other inputs: the shares do not fit one plan.
+        try cli.write("in/late.json", "[]")
+        try cli.run([
+            "convert", "in", "--output-dir", "three", "--shard", "1/2", "--report", "late-1.json",
+        ])
+        let misfit = try cli.run(["convert", "--merge-reports", "share-0.json", "late-1.json"])
+        #expect(misfit.status == 2 && misfit.stderr.contains("same inputs"), "\(misfit.stderr)")
+        let usage = try cli.run(["convert", "in", "--shard", "2/2", "--output-dir", "x"])
+        #expect(usage.status == 2 && usage.stderr.contains("is not a share K/N"))
+    }
+
     @Test("batch options without --output-dir are a usage error")
     func usage() throws {
         let cli = try Taskcal()

@@ -32,6 +32,8 @@ public struct BatchConverter: Sendable {
     public struct Summary: Sendable {
         public var outcomes: [Outcome]
         public var seconds: Double
+        /// The share of the plan this run converted (`--shard`), if only one.
+        public var shard: Shard?
         public func count(_ status: Outcome.Status) -> Int {
             outcomes.filter { $0.status == status }.count
         }
@@ -208,7 +210,8 @@ extension BatchConverter.Summary {
         }
         return """
             {"converted": \(count(.converted)), "failed": \(count(.failed)), "skipped": \(count(.skipped)), \
-            "records": \(records), "warnings": \(warnings), "seconds": \(String(format: "%.3f", seconds)), "files": [
+            "records": \(records), "warnings": \(warnings), "seconds": \(String(format: "%.3f", seconds)), \
+            \(shard?.json ?? "")"files": [
             \(files.joined(separator: ",\n"))
             ]}
 
