@@ -1,7 +1,9 @@
 // PostgreSQL diary benchmark: one process, ratios to baselines measured in the same run.
 //
 //   swift run -c release --traits PostgreSQL postgres-diary-benchmark [N] [postgres://USER@HOST/DB]
+//   swift run -c release --traits PostgreSQL postgres-diary-benchmark curve [SIZES] [WRITERS]
 //
+// (`curve`: Curve.swift.)
 // Without a URL it starts a throw-away cluster of Debian's server (as the tests do). The
 // password comes from PGPASSWORD or ~/.pgpass, as for taskcal.
 //
@@ -22,6 +24,15 @@ import PostgresDiary
 import PostgresNIO
 import TaskModel
 import TestPostgres
+
+if CommandLine.arguments.dropFirst().first == "curve" {
+    let arguments = CommandLine.arguments.dropFirst(2)
+    let sizes = arguments.first.map { $0.split(separator: ",").compactMap { Int($0) } }
+    try runCurve(
+        sizes: sizes ?? [10_000, 100_000, 1_000_000],
+        writers: arguments.dropFirst().first.flatMap { Int($0) } ?? 16)
+    exit(0)
+}
 
 let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
 let server: TestPostgres? = CommandLine.arguments.count > 2 ? nil : try TestPostgres.shared.get()
