@@ -11,6 +11,7 @@ import csv
 import math
 import os
 import sys
+import textwrap
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
@@ -34,17 +35,19 @@ def ticks(low, high, log):
     if log:
         first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
         return [10 ** power for power in range(first, last + 1)]
-    step = 10 ** math.floor(math.log10(max(high - low, 1e-9)))
-    while (high - low) / step > 8:
-        step *= 2
+    # The first of 1, 2, 5 × 10^k that gives at most six steps.
+    power = 10 ** math.floor(math.log10(max(high - low, 1e-9)) - 1)
+    step = next(power * factor for factor in (1, 2, 5, 10, 20, 50, 100)
+                if (high - low) / (power * factor) <= 6)
     start = math.floor(low / step) * step
-    return [start + index * step for index in range(int((high - start) / step) + 2)]
+    count = math.ceil((high - start) / step)
+    return [start + index * step for index in range(count + 1)]
 
 
 def label(value):
     if value >= 1_000_000 and value % 1_000_000 == 0:
         return f"{value // 1_000_000:g}M"
-    if value >= 1000 and value % 1000 == 0:
+    if value >= 10_000 and value % 1000 == 0:
         return f"{value // 1000:g}k"
     return f"{value:g}"
 
@@ -55,9 +58,12 @@ def escape(text):
 
 def chart(path, title, x_title, y_title, series, log_x=False, log_y=False, notes=()):
     """series: [(name, [(x, y)…])]. Writes an SVG to path."""
+    notes = [line for note in notes for line in textwrap.wrap(note, 95)]
     points = [point for _, line in series for point in line]
     xs, ys = [x for x, _ in points], [y for _, y in points]
     x_ticks = ticks(min(xs), max(xs), log_x)
+    if all(x == int(x) for x in xs):  # counts (--jobs): whole ticks only
+        x_ticks = [x for x in x_ticks if x == int(x)]
     y_ticks = ticks(min(ys) if log_y else 0, max(ys) * 1.05, log_y)
     x_low, x_high = x_ticks[0], x_ticks[-1]
     y_low, y_high = y_ticks[0], y_ticks[-1]

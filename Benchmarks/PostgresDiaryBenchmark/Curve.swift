@@ -139,7 +139,7 @@ func pgbenchLimit(_ server: TestPostgres, clients: Int, rows: Int) throws -> Dou
                 (tstzrange(to_timestamp(date_start), to_timestamp(date_finish), '[)')) STORED,
             EXCLUDE USING gist (diary WITH =, id WITH <>, slot WITH &&) WHERE (occupies));
         INSERT INTO \(table) (diary, date_start, date_finish, name, occupies, repeats, record)
-            SELECT 'bench', i * 3600, i * 3600 + 1800, 'entry', true, false, '{}'
+            SELECT 'bench', i::bigint * 3600, i::bigint * 3600 + 1800, 'entry', true, false, '{}'
             FROM generate_series(0, \(rows - 1)) AS i;
         ANALYZE \(table);
         """)
