@@ -28,14 +28,8 @@ extension BatchConverter {
 
         /// This share of `jobs`, the whole plan, which it remembers (``planned``, ``plan``).
         public mutating func of(_ jobs: [Job]) -> [Job] {
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for job in jobs {
-                for byte in job.input.utf8 + [0] {
-                    hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-                }
-            }
             planned = jobs.count
-            plan = String(hash, radix: 16)
+            plan = UIDScheme.hash(jobs.map(\.input).joined(separator: "\0"))
             return stride(from: index, to: jobs.count, by: count).map { jobs[$0] }
         }
 
