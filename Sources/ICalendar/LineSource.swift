@@ -53,6 +53,38 @@ public final class LineSource {
         return Array(buffer[range])
     }
 
+    /// Up to `count` lines, copied out at once: their bytes (line ends and all) and where
+    /// each line lies in them, without its line end. Fewer at the end of the input, once
+    /// the lines hold `bytes` bytes, or when a line is longer than `limit` or cannot be read:
+    /// the lines before it, and why (its number counted from `firstLineNumber`). One copy
+    /// for thousands of lines, where ``nextLine(limit:lineNumber:)`` makes an array of each.
+    package func nextLines(
+        _ count: Int, bytes: Int = 4 << 20, limit: Int, firstLineNumber: Int
+    ) -> (text: [UInt8], lines: [Range<Int>], failure: ICalendarError?) {
+        var lines: [Range<Int>] = []
+        lines.reserveCapacity(min(count, 4_096))
+        var failure: ICalendarError?
+        while lines.count < count, (lines.last?.upperBound ?? 0) < bytes {
+            let range: Range<Int>
+            do {
+                guard
+                    let next = try nextLineRange(
+                        limit: limit, lineNumber: firstLineNumber + lines.count)
+                else { break }
+                range = next
+            } catch {
+                failure = error
+                break
+            }
+            // Where the run starts moves when a read moves the buffer; a line's place in
+            // the run does not.
+            let runStart = marked?.lowerBound ?? range.lowerBound
+            lines.append(range.lowerBound - runStart..<range.upperBound - runStart)
+            marked = runStart..<start
+        }
+        return (takeMarked() ?? [], lines, failure)
+    }
+
     /// Where the next line lies in the buffer (valid until the next call; read it with
     /// ``withBuffer(_:)``), without its line end, or `nil` at the end of the input.
     package func nextLineRange(limit: Int, lineNumber: Int) throws(ICalendarError)

@@ -15,15 +15,23 @@ import Foundation
 /// check) makes the reader return `nil`, and the caller reads the text in full, which finds
 /// and words every problem as it always did. Building the tree and asking it for some thirty
 /// fields by name cost about four times the parsing (issue 13).
+///
+/// Read ``TaskJSON/Reading/timesOnly``, the fields a report of times does not read
+/// (``TaskRecord/untimedFields``: description, alarms, attachments, location …) may also be
+/// there, each once, holding any JSON value: as the general reader does then, their syntax is
+/// checked and nothing is built, and the record is its ``TaskRecord/timeSkeleton``.
 extension TaskJSON {
     /// The plain record in `data`, which holds one JSON text (an NDJSON line), or `nil`.
-    static func plainRecord(_ data: Data) -> TaskRecord? {
-        data.withUnsafeBytes { plainRecord($0) }
+    static func plainRecord(_ data: Data, reading: Reading = .whole) -> TaskRecord? {
+        data.withUnsafeBytes { plainRecord($0, reading: reading) }
     }
 
     /// The plain record in `bytes`, which hold one JSON text (an NDJSON line), or `nil`.
-    static func plainRecord(_ bytes: UnsafeRawBufferPointer) -> TaskRecord? {
-        var reader = PlainReader(parser: Parser(bytes: bytes, skipping: nil))
+    static func plainRecord(_ bytes: UnsafeRawBufferPointer, reading: Reading = .whole)
+        -> TaskRecord?
+    {
+        var reader = PlainReader(
+            parser: Parser(bytes: bytes, skipping: nil), reading: reading, depth: 1)
         reader.parser.skipWhitespace()
         guard let record = reader.record() else { return nil }
         reader.parser.skipWhitespace()
@@ -33,9 +41,9 @@ extension TaskJSON {
     /// The records of the JSON array in `bytes`, each read as a plain record where it is
     /// one and in full where it is not, or `nil` when the text is not one array of JSON
     /// values (the caller parses it whole, which words the syntax error).
-    static func arrayRecords(_ bytes: UnsafeRawBufferPointer) -> [Result<
-        TaskRecord, RecordProblems
-    >]? {
+    static func arrayRecords(_ bytes: UnsafeRawBufferPointer, reading: Reading = .whole)
+        -> [Result<TaskRecord, RecordProblems>]?
+    {
         var parser = Parser(bytes: bytes, skipping: nil)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == JSONByte.beginArray else {
@@ -52,14 +60,21 @@ extension TaskJSON {
                 // The elements of the top-level array are at depth 1, as the whole parse
                 // reads them (the nesting limit counts from there).
                 let start = parser.index
-                var plain = PlainReader(parser: parser)
+                var plain = PlainReader(parser: parser, reading: reading, depth: 2)
                 if let record = plain.record(), record.problems.isEmpty {
                     records.append(.success(record))
                     parser.index = plain.parser.index
                 } else {
                     parser.index = start
-                    guard let value = try? parser.value(depth: 1) else { return nil }
-                    records.append(TaskJSON.record(value))
+                    var general = Parser(
+                        bytes: bytes, skipping: reading.skipping(recordDepth: .array))
+                    general.index = start
+                    guard let value = try? general.value(depth: 1) else { return nil }
+                    let record = TaskJSON.record(value)
+                    records.append(
+                        reading == .timesOnly
+                            ? record.map { $0.isTimeSkeleton ? $0 : $0.timeSkeleton } : record)
+                    parser.index = general.index
                 }
                 parser.skipWhitespace()
                 guard parser.index < bytes.count else { return nil }
@@ -85,14 +100,27 @@ extension TaskJSON {
 /// Reads plain records and alarms off a ``Parser``'s position.
 private struct PlainReader {
     var parser: Parser
+    /// Whether the fields a report of times does not read are skipped (their syntax checked).
+    let timesOnly: Bool
+    /// The depth of the record's object, as the general parser counts it (for its nesting
+    /// limit, which a skipped value meets as a built one would).
+    let depth: Int
+
+    init(parser: Parser, reading: TaskJSON.Reading, depth: Int) {
+        self.parser = parser
+        self.timesOnly = reading == .timesOnly
+        self.depth = depth
+    }
 
     private var bytes: UnsafeRawBufferPointer { parser.bytes }
 
-    /// The member names a plain record or alarm may have.
-    private enum Name {
+    /// The member names a plain record or alarm may have, and (read times-only) the other
+    /// fields a record's skeleton leaves out.
+    private enum Name: Int {
         case id, dateStart, dateFinish, name, description, uid, alarms, attachments
         case action, trigger, summary
         case filename, mimeType, data, url
+        case location, categories, color, subtasks, organizer, attendees, icalComponents
     }
 
     /// The name at the parser (its opening quote), when it is one of the plain names written
@@ -114,16 +142,27 @@ private struct PlainReader {
         case 2: found = `is`("id") ? .id : nil
         case 3: found = `is`("uid") ? .uid : `is`("url") ? .url : nil
         case 4: found = `is`("name") ? .name : `is`("data") ? .data : nil
+        case 5: found = `is`("color") ? .color : nil
         case 6: found = `is`("alarms") ? .alarms : `is`("action") ? .action : nil
         case 7: found = `is`("trigger") ? .trigger : `is`("summary") ? .summary : nil
-        case 8: found = `is`("filename") ? .filename : nil
-        case 9: found = `is`("mime_type") ? .mimeType : nil
-        case 10: found = `is`("date_start") ? .dateStart : nil
+        case 8:
+            found =
+                `is`("filename")
+                ? .filename
+                : `is`("location")
+                    ? .location
+                    : `is`("subtasks") ? .subtasks : nil
+        case 9:
+            found =
+                `is`("mime_type")
+                ? .mimeType : `is`("organizer") ? .organizer : `is`("attendees") ? .attendees : nil
+        case 10: found = `is`("date_start") ? .dateStart : `is`("categories") ? .categories : nil
         case 11:
             found =
                 `is`("date_finish")
                 ? .dateFinish
                 : `is`("description") ? .description : `is`("attachments") ? .attachments : nil
+        case 15: found = `is`("ical_components") ? .icalComponents : nil
         default: found = nil
         }
         parser.index = stop + 1
@@ -194,10 +233,28 @@ private struct PlainReader {
     /// Unix seconds as ``Fields/timestamp(_:)`` reads them, from a string or a plain number.
     private mutating func timestamp() -> Int64? {
         guard parser.index < bytes.count else { return nil }
-        if bytes[parser.index] == UInt8(ascii: "\"") {
+        guard bytes[parser.index] == UInt8(ascii: "\"") else { return integer() }
+        // Digits between the quotes (nearly every time) are read where they are, without
+        // making a string; anything else (an escape, a space) is read as a string and parsed.
+        var index = parser.index + 1
+        let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let first = index
+        var value: Int64 = 0
+        while index < bytes.count, index - first < 18, bytes[index] &- UInt8(ascii: "0") < 10 {
+            value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
+            index += 1
+        }
+        guard index > first, index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
             return string().flatMap(Timestamp.parse)
         }
-        return integer()
+        parser.index = index + 1
+        return negative ? -value : value
+    }
+
+    /// Checks the syntax of the value at the parser and passes over it.
+    private mutating func skipValue() -> Bool {
+        (try? parser.value(depth: depth, build: false)) != nil
     }
 
     /// The plain record at the parser, or `nil`.
@@ -210,7 +267,20 @@ private struct PlainReader {
         var uid: String?
         var alarms: [Alarm]?
         var attachments: [Attachment]?
+        var skipped = 0
         let read = members { reader, member in
+            if reader.timesOnly {
+                switch member {
+                case .description, .alarms, .attachments, .location, .categories, .color, .url,
+                    .subtasks, .organizer, .attendees, .icalComponents:
+                    // Each once, as in a plain record; the general reader words a duplicate.
+                    let bit = 1 << member.rawValue
+                    guard skipped & bit == 0 else { return false }
+                    skipped |= bit
+                    return reader.skipValue()
+                default: break
+                }
+            }
             switch member {
             case .id:
                 return Self.once(&id) { reader.integer() }

@@ -70,8 +70,8 @@ public enum TaskJSON {
         switch first {
         case JSONByte.beginArray:
             // The records are the array's objects: plain ones read straight from the bytes.
-            if plainRecords, reading == .whole,
-                let records = data.withUnsafeBytes({ arrayRecords($0) })
+            if plainRecords,
+                let records = data.withUnsafeBytes({ arrayRecords($0, reading: reading) })
             {
                 return File(records: records)
             }
@@ -120,15 +120,34 @@ public enum TaskJSON {
         case invalidCalendar(RecordProblems)
     }
 
+    /// ``decodeNDJSONLine(_:reading:)-(Data,_)`` for a line's bytes in memory: a plain record
+    /// (nearly every line) is read where the bytes are, without copying them into `Data`.
+    public static func decodeNDJSONLine(_ bytes: UnsafeRawBufferPointer, reading: Reading = .whole)
+        throws(SyntaxError) -> Line
+    {
+        if let problem = encodingProblem(bytes) { throw problem }
+        let marked = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+        let text = marked ? UnsafeRawBufferPointer(rebasing: bytes.dropFirst(3)) : bytes
+        if let record = plainRecord(text, reading: reading), record.problems.isEmpty {
+            return .record(.success(record))
+        }
+        return try decodeLine(text: Data(text), reading: reading)
+    }
+
     /// One line of NDJSON, which may be `{"calendar": {…}}`.
     public static func decodeNDJSONLine(_ data: Data, reading: Reading = .whole)
         throws(SyntaxError) -> Line
     {
         if let problem = encodingProblem(data) { throw problem }
         let data = withoutByteOrderMark(data)
-        if reading == .whole, let record = plainRecord(data), record.problems.isEmpty {
+        if let record = plainRecord(data, reading: reading), record.problems.isEmpty {
             return .record(.success(record))
         }
+        return try decodeLine(text: data, reading: reading)
+    }
+
+    /// A line of NDJSON that is UTF-8 without a byte-order mark, read the general way.
+    private static func decodeLine(text data: Data, reading: Reading) throws(SyntaxError) -> Line {
         let value = try parse(data, skipping: reading.skipping(recordDepth: .line))
         guard case .object = value else { throw notAnObject(value) }
         let object = FileObject(value)
@@ -160,38 +179,41 @@ public enum TaskJSON {
     /// fixed: UTF-16 or UTF-32 (by their byte-order marks or zero bytes), a NUL byte, or the
     /// first byte that is not UTF-8 (a Latin-1 `é`), with its line and column.
     static func encodingProblem(_ data: Data) -> SyntaxError? {
-        data.withUnsafeBytes { bytes -> SyntaxError? in
-            if let name = wideEncoding(bytes) {
-                return SyntaxError(
-                    line: 1,
-                    message:
-                        "the file is \(name), not UTF-8 as JSON must be; re-encode it, for example with iconv -f \(name) -t UTF-8"
-                )
-            }
-            guard let bad = firstNonText(bytes) else { return nil }
-            // Where it is: every byte before it is text, so a character is a byte that is no
-            // UTF-8 continuation byte.
-            var line = 1
-            var column = 1
-            for byte in bytes[..<bad] {
-                if byte == 0x0A {
-                    line += 1
-                    column = 1
-                } else if byte & 0xC0 != 0x80 {
-                    column += 1
-                }
-            }
-            let byte = bytes[bad]
-            if byte == 0 {
-                return SyntaxError(
-                    line: line, message: "a NUL byte at column \(column); JSON text has none")
-            }
+        data.withUnsafeBytes { encodingProblem($0) }
+    }
+
+    /// ``encodingProblem(_:)-(Data)`` for bytes in memory.
+    static func encodingProblem(_ bytes: UnsafeRawBufferPointer) -> SyntaxError? {
+        if let name = wideEncoding(bytes) {
             return SyntaxError(
-                line: line,
+                line: 1,
                 message:
-                    "byte 0x\(String(byte, radix: 16, uppercase: true)) at column \(column) is not UTF-8, which JSON must be; re-encode the file, for example with iconv -f LATIN1 -t UTF-8"
+                    "the file is \(name), not UTF-8 as JSON must be; re-encode it, for example with iconv -f \(name) -t UTF-8"
             )
         }
+        guard let bad = firstNonText(bytes) else { return nil }
+        // Where it is: every byte before it is text, so a character is a byte that is no
+        // UTF-8 continuation byte.
+        var line = 1
+        var column = 1
+        for byte in bytes[..<bad] {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        let byte = bytes[bad]
+        if byte == 0 {
+            return SyntaxError(
+                line: line, message: "a NUL byte at column \(column); JSON text has none")
+        }
+        return SyntaxError(
+            line: line,
+            message:
+                "byte 0x\(String(byte, radix: 16, uppercase: true)) at column \(column) is not UTF-8, which JSON must be; re-encode the file, for example with iconv -f LATIN1 -t UTF-8"
+        )
     }
 
     /// The UTF-16 or UTF-32 encoding `bytes` are in, by their byte-order mark or the zero

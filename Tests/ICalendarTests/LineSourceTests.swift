@@ -4,8 +4,9 @@ import Testing
 
 @Suite("LineSource: lines from files read in blocks")
 struct LineSourceTests {
-    @Test("lines of every length, across block boundaries, come back exactly")
-    func blockBoundaries() throws {
+    /// Lines of every length (mostly short, a few longer than the 256 KiB read block),
+    /// ended by LF or CRLF, in a file; and the lines.
+    private func linesFile() throws -> (URL, [[UInt8]]) {
         var expected: [[UInt8]] = []
         for index in 0..<3000 {
             // Mostly short lines, a few longer than the 256 KiB read block.
@@ -21,6 +22,12 @@ struct LineSourceTests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "lines-\(UUID().uuidString)")
         try Data(bytes).write(to: url)
+        return (url, expected)
+    }
+
+    @Test("lines of every length, across block boundaries, come back exactly")
+    func blockBoundaries() throws {
+        let (url, expected) = try linesFile()
         defer { try? FileManager.default.removeItem(at: url) }
         let source = try LineSource(path: url.path)
         var lines: [[UInt8]] = []
@@ -40,5 +47,47 @@ struct LineSourceTests {
         let source = try LineSource(path: url.path)
         #expect(try source.nextLine(limit: 1 << 20, lineNumber: 1) == Array("short".utf8))
         #expect(throws: ICalendarError.self) { try source.nextLine(limit: 1 << 20, lineNumber: 2) }
+    }
+
+    @Test(
+        "lines taken in runs are the lines taken one by one",
+        arguments: [(1, 1 << 30), (7, 1 << 30), (1_000, 1 << 30), (1_000, 300_000)])
+    func runs(count: Int, bytes: Int) throws {
+        let (url, expected) = try linesFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let source = try LineSource(path: url.path)
+        var lines: [[UInt8]] = []
+        while true {
+            let run = source.nextLines(
+                count, bytes: bytes, limit: 1 << 20, firstLineNumber: lines.count + 1)
+            #expect(run.failure == nil)
+            guard !run.lines.isEmpty else { break }
+            #expect(run.lines.count <= count)
+            // Past the byte budget by at most its last line.
+            #expect(run.lines.dropLast().last.map { $0.upperBound < bytes } ?? true)
+            lines += run.lines.map { Array(run.text[$0]) }
+        }
+        #expect(lines.count == expected.count)
+        #expect(lines == expected)
+    }
+
+    @Test("a run ends before a line over the limit, and says which line it is")
+    func runLimit() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lines-\(UUID().uuidString)")
+        let text = "one\r\ntwo\n\n" + String(repeating: "x", count: 3 << 20) + "\nfive\n"
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let source = try LineSource(path: url.path)
+        let run = source.nextLines(10, limit: 1 << 20, firstLineNumber: 1)
+        #expect(
+            run.lines.map { String(decoding: run.text[$0], as: UTF8.self) } == ["one", "two", ""])
+        #expect(run.failure?.line == 4)
+        // In memory, the last line without a line end.
+        let memory = LineSource(bytes: Array("a\nb".utf8)).nextLines(
+            10, limit: 8, firstLineNumber: 1)
+        #expect(
+            memory.lines.map { String(decoding: memory.text[$0], as: UTF8.self) } == ["a", "b"])
+        #expect(memory.failure == nil)
     }
 }

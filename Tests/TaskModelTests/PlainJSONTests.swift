@@ -24,6 +24,49 @@ private func plainReading(_ text: String) -> String? {
     return "record \(record.jsonLine)"
 }
 
+/// What reading `text` times-only the general way gives: the skeleton or its problems, or
+/// the syntax error.
+private func fullTimesOnlyReading(_ text: String) -> String {
+    do {
+        let value = try JSONValue.parse(
+            Data(text.utf8), skipping: TaskJSON.Reading.timesOnly.skipping(recordDepth: .line))
+        switch TaskJSON.record(value) {
+        case .success(let record): return "record \(record.timeSkeleton.jsonLine)"
+        case .failure(let problems): return "problems \(problems)"
+        }
+    } catch {
+        return "syntax \(error.reason) \(String(describing: error.offset))"
+    }
+}
+
+/// What the plain reader gives for `text` read times-only: the record, or nil.
+private func plainTimesOnlyReading(_ text: String) -> String? {
+    guard let record = TaskJSON.plainRecord(Data(text.utf8), reading: .timesOnly),
+        record.problems.isEmpty
+    else { return nil }
+    #expect(record.isTimeSkeleton)
+    return "record \(record.jsonLine)"
+}
+
+/// Records the plain reader takes only times-only: fields a report of times does not read,
+/// holding anything, at the nesting limit and past it, named twice.
+private let timesOnlyTexts: [String] = [
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "description": 5, "alarms": "x", "attachments": [{"bad": 1}], "location": {"a": [1, 2e5, null]}, "categories": null, "color": true, "url": [], "subtasks": [{}], "organizer": "o", "attendees": -1.5e3, "ical_components": [[]]}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "location": "#
+        + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}",
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "location": "#
+        + String(repeating: "[", count: 512) + String(repeating: "]", count: 512) + "}",
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "description": "a", "description": "b"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "alarms": [], "alarms": []}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "description": "\ud800"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "description": "a\u0000"}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "color": tru}"#,
+    #"{"id": 1, "date_start": "1", "date_finish": "2", "name": "x", "color": "red", "status": "cancelled"}"#,
+    #"{"id": 1, "date_start": "\u0031", "date_finish": " 2", "name": "x", "color": "red"}"#,
+    #"{"id": 1, "date_start": "1234567890123456789", "date_finish": "2", "name": "x"}"#,
+    #"{"id": 1, "date_start": "-", "date_finish": "-2", "name": "x"}"#,
+]
+
 /// Records around the plain shape, each plain or one change away from it.
 private let texts: [String] = [
     #"{"id": 1, "date_start": "147600000", "date_finish": "147610000", "name": "My task", "description": "Описание моего дела"}"#,
@@ -97,6 +140,33 @@ struct PlainJSONTests {
         #expect(plain == [0, 1, 2, 3, 4, 5, 9, 16, 48, 49], "read straight from their bytes")
     }
 
+    @Test("records read times-only straight from their bytes are their skeletons")
+    func timesOnly() {
+        var plain: [Int] = []
+        for (index, text) in (texts + timesOnlyTexts).enumerated() {
+            guard let fast = plainTimesOnlyReading(text) else { continue }
+            plain.append(index)
+            #expect(fast == fullTimesOnlyReading(text), "\(text)")
+        }
+        // The plain ones, those whose alarms, attachments or other fields skipped times-only
+        // hold anything, and of the times-only shapes those that are JSON with each field once.
+        #expect(
+            plain == [
+                0, 1, 2, 3, 4, 5, 9, 16, 24, 26, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                46, 47, 48, 49, 55, 56, 60, 61,
+            ], "read straight from their bytes")
+        // A file's array, times-only, each way.
+        let elements = (texts + timesOnlyTexts).filter { $0.hasPrefix("{") || $0.hasPrefix("  {") }
+        for text in ["[" + elements.joined(separator: ",\n") + "]"] + elements.map({ "[\($0)]" }) {
+            let data = Data(text.utf8)
+            let viaPlain = Self.describe { try TaskJSON.decodeFile(data, reading: .timesOnly) }
+            let viaFull = Self.describe {
+                try TaskJSON.decodeFile(data, reading: .timesOnly, plainRecords: false)
+            }
+            #expect(viaPlain == viaFull, "\(text.prefix(200))")
+        }
+    }
+
     @Test("an NDJSON line and a one-record file read alike either way")
     func lines() throws {
         for text in texts {
@@ -161,6 +231,9 @@ struct PlainJSONTests {
             let text = String(decoding: bytes, as: UTF8.self)
             if let fast = plainReading(text) {
                 #expect(fast == fullReading(text), "\(text)")
+            }
+            if let fast = plainTimesOnlyReading(text) {
+                #expect(fast == fullTimesOnlyReading(text), "\(text)")
             }
         }
     }

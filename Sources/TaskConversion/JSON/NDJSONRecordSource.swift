@@ -61,61 +61,70 @@ final class NDJSONRecordSource: RecordSource {
         lines = LineSource(bytes: bytes)
     }
 
-    /// The next lines that are not blank, up to ``batchSize``, and the failure that stopped
-    /// them, if one did; `finishedReading` once the file has no more.
-    private func readBatch() -> (lines: [(line: Int, bytes: [UInt8])], failure: Diagnostic?) {
-        var batch: [(line: Int, bytes: [UInt8])] = []
-        while batch.count < Self.batchSize {
-            let line: [UInt8]
-            do {
-                guard
-                    let next = try lines.nextLine(
-                        limit: ReadingLimits.lineLength, lineNumber: lineNumber + 1)
-                else {
-                    finishedReading = true
-                    break
-                }
-                line = next
-            } catch {
-                finishedReading = true
-                return (
-                    batch,
-                    Diagnostic(
-                        .error, Location(file: path, line: error.line), error.message,
-                        code: error.kind.code)
-                )
-            }
-            lineNumber += 1
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            batch.append((lineNumber, line))
-        }
-        return (batch, nil)
+    /// Lines read at once: their bytes in one array, and the number and place there of each
+    /// that is not blank.
+    private struct LineBatch: Sendable {
+        var text: [UInt8] = []
+        var lines: [(number: Int, range: Range<Int>)] = []
     }
 
+    /// The next ``batchSize`` lines, and the failure that stopped them, if one did;
+    /// `finishedReading` once the file has no more.
+    private func readBatch() -> (batch: LineBatch, failure: Diagnostic?) {
+        let (text, ranges, failure) = lines.nextLines(
+            Self.batchSize, limit: ReadingLimits.lineLength, firstLineNumber: lineNumber + 1)
+        var batch = LineBatch()
+        batch.lines.reserveCapacity(ranges.count)
+        text.withUnsafeBufferPointer { text in
+            for (offset, range) in ranges.enumerated()
+            where !text[range].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                batch.lines.append((lineNumber + 1 + offset, range))
+            }
+        }
+        batch.text = text
+        lineNumber += ranges.count
+        guard let failure else {
+            if ranges.isEmpty { finishedReading = true }
+            return (batch, nil)
+        }
+        finishedReading = true
+        return (
+            batch,
+            Diagnostic(
+                .error, Location(file: path, line: failure.line), failure.message,
+                code: failure.kind.code)
+        )
+    }
+
+    /// The lines of `batch` in `part`, decoded.
     private static func decode(
-        _ lines: ArraySlice<(line: Int, bytes: [UInt8])>, reading: TaskJSON.Reading
+        _ batch: LineBatch, _ part: Range<Int>, reading: TaskJSON.Reading
     ) -> [Decoded] {
-        lines.map { item in
-            (
-                item.line,
-                Result { () throws(TaskJSON.SyntaxError) in
-                    try TaskJSON.decodeNDJSONLine(Data(item.bytes), reading: reading)
-                }
-            )
+        batch.text.withUnsafeBytes { text in
+            batch.lines[part].map { line in
+                (
+                    line.number,
+                    Result { () throws(TaskJSON.SyntaxError) in
+                        try TaskJSON.decodeNDJSONLine(
+                            UnsafeRawBufferPointer(rebasing: text[line.range]), reading: reading)
+                    }
+                )
+            }
         }
     }
 
     /// Reads the next batch and starts decoding it on `workers` threads.
     private func startBatch() {
         let (batch, failure) = readBatch()
-        let runs = max(1, min(workers, batch.count))
+        let count = batch.lines.count
+        let runs = max(1, min(workers, count))
         let flight = InFlight(runs: runs, failure: failure)
         let reading = reading
         for run in 0..<runs {
-            let part = batch[(batch.count * run / runs)..<(batch.count * (run + 1) / runs)]
+            let part = (count * run / runs)..<(count * (run + 1) / runs)
             flight.group.enter()
             DispatchQueue.global().async {
-                let decoded = Self.decode(part, reading: reading)
+                let decoded = Self.decode(batch, part, reading: reading)
                 flight.runs.withLock { $0[run] = decoded }
                 flight.group.leave()
             }
@@ -130,7 +139,7 @@ final class NDJSONRecordSource: RecordSource {
     private func fill() {
         guard workers > 1 else {
             let (batch, failure) = readBatch()
-            ready = Self.decode(batch[...], reading: reading)
+            ready = Self.decode(batch, batch.lines.indices, reading: reading)
             ready.reverse()
             pendingFailure = failure
             return
