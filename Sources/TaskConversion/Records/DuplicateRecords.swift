@@ -32,11 +32,38 @@ struct DuplicateRecords {
             return "another record"
         }
     }
-    /// Ids of records that change no occurrence (nearly all) by themselves: an `Int64` key
-    /// hashes in one step and takes a third of the room of an id and an occurrence.
+    /// Ids of records that change no occurrence (nearly all), each larger than those before
+    /// it (most files number their records so), and their places: a new largest id is
+    /// appended, any other looked up by binary search. No hashing, and 16 bytes an id.
+    private var ascendingIDs: [Int64] = []
+    private var ascendingPlaces: [Place] = []
+    /// The other ids of records that change no occurrence: an `Int64` key hashes in one step
+    /// and takes a third of the room of an id and an occurrence. Each is smaller than the
+    /// largest ascending id when it comes, so a new largest id is in neither.
     private var ids: [Int64: Place] = [:]
     private var occurrenceIDs: [Key<Int64>: Place] = [:]
     private var uids: [Key<String>: Place] = [:]
+
+    /// Where the first record with `id` (that changes no occurrence) was, if there was one;
+    /// else `location` is kept as its place.
+    private mutating func firstPlace(of id: Int64, at location: Location) -> Place? {
+        guard let largest = ascendingIDs.last, id <= largest else {
+            ascendingIDs.append(id)
+            ascendingPlaces.append(Place(location))
+            return nil
+        }
+        var low = 0
+        var high = ascendingIDs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ascendingIDs[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        if ascendingIDs[low] == id { return ascendingPlaces[low] }
+        // One look-up for a new id; a repeated one keeps the first place.
+        let first = ids.updateValue(Place(location), forKey: id)
+        if let first { ids[id] = first }
+        return first
+    }
 
     /// An error naming both records when `record` repeats an earlier one, else `nil`.
     mutating func check(_ record: TaskRecord, at location: Location) -> Diagnostic? {
@@ -46,9 +73,7 @@ struct DuplicateRecords {
             first = occurrenceIDs[key]
             if first == nil { occurrenceIDs[key] = Place(location) }
         } else {
-            // One look-up for the common case, a new id; a repeated one keeps the first place.
-            first = ids.updateValue(Place(location), forKey: record.id)
-            if let first { ids[record.id] = first }
+            first = firstPlace(of: record.id, at: location)
         }
         if let first {
             return Diagnostic(
