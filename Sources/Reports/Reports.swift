@@ -1,5 +1,6 @@
 import Foundation
 import Localization
+import Synchronization
 import TaskConversion
 import TaskModel
 
@@ -32,7 +33,12 @@ public struct ReportEntry: Sendable, Hashable {
         writer.field("name", string: name)
         writer.field("date_start", numberString: span.start)
         writer.field("date_finish", numberString: span.finish)
-        writer.field("source", string: source.description)
+        if let line = source.line, source.index == nil, source.field == nil {
+            // `FILE:LINE` (an NDJSON or .ics entry) written where it goes, not made first.
+            writer.field("source", string: source.file, line: line)
+        } else {
+            writer.field("source", string: source.description)
+        }
         writer.end()
     }
 }
@@ -88,25 +94,54 @@ public struct OverlapReport: Sendable {
     /// entries do). Returns how many pairs there were.
     @discardableResult
     public static func writeAllJSON(
-        entries: [ReportEntry], window: TimeSpan? = nil, bytes write: ([UInt8]) -> Void
+        entries: [ReportEntry], window: TimeSpan? = nil,
+        workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+        bytes write: ([UInt8]) -> Void
     ) -> Int {
         let kept = Self.entries(entries, meeting: window)
-        var writer = JSONWriter()
         var count = 0
-        writer.raw("[")
+        var pending: [Overlap] = []
+        write(Array("[".utf8))
         OverlapSweep.forEachOverlap(kept.map(\.span)) { found in
             guard let overlap = clip(found, to: window) else { return }
-            writer.raw(count == 0 ? "\n" : ",\n")
-            writePair(overlap, of: kept, to: &writer)
+            pending.append(overlap)
             count += 1
-            if writer.bytes.count >= 1 << 16 {
-                write(writer.bytes)
-                writer.reset()
+            if pending.count == Self.pairsPerBatch {
+                writePairs(pending, from: count - pending.count, of: kept, workers, write)
+                pending.removeAll(keepingCapacity: true)
             }
         }
-        writer.raw(count == 0 ? "]\n" : "\n]\n")
-        write(writer.bytes)
+        writePairs(pending, from: count - pending.count, of: kept, workers, write)
+        write(Array((count == 0 ? "]\n" : "\n]\n").utf8))
         return count
+    }
+
+    /// Pairs found before they are written, in a batch: a few megabytes of JSON, which
+    /// ``writePairs(_:from:of:_:_:)`` makes on every worker at once.
+    static let pairsPerBatch = 32_768
+
+    /// `pairs`, the first of which is the `first`th of the report, each after its separator,
+    /// written on up to `workers` threads (a part each, at least a thousand pairs) and handed
+    /// to `write` in order: the bytes are those one thread writes.
+    private static func writePairs(
+        _ pairs: [Overlap], from first: Int, of entries: [ReportEntry], _ workers: Int,
+        _ write: ([UInt8]) -> Void
+    ) {
+        guard !pairs.isEmpty else { return }
+        let parts = max(1, min(workers, pairs.count / 1_024))
+        let written = Mutex([[UInt8]](repeating: [], count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            var writer = JSONWriter()
+            let range = pairs.count * part / parts..<pairs.count * (part + 1) / parts
+            writer.reserveCapacity(range.count * 512)
+            for index in range {
+                writer.raw(first + index == 0 ? "\n" : ",\n")
+                writePair(pairs[index], of: entries, to: &writer)
+            }
+            let bytes = writer.bytes
+            written.withLock { $0[part] = bytes }
+        }
+        for part in written.withLock({ $0 }) { write(part) }
     }
 
     /// One pair: `{"first": RECORD, "second": RECORD, "overlap_start": …, "overlap_finish": …}`.

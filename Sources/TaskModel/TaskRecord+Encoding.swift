@@ -244,6 +244,22 @@ public struct JSONWriter {
         string(value)
     }
 
+    /// Writes `"name": "TEXT:LINE"`: a place in a file, without making its text first.
+    public mutating func field(_ name: StaticString, string value: String, line: Int) {
+        key(name)
+        string(value)
+        bytes.removeLast()  // the closing quote, which comes after the line
+        bytes.append(UInt8(ascii: ":"))
+        digits(Int64(line))
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Makes room for `count` more bytes, for a writer about to write that many.
+    public mutating func reserveCapacity(_ count: Int) {
+        bytes.reserveCapacity(bytes.count + count)
+    }
+
     /// Writes `"name": "123"`: a number as a string, as the task format writes timestamps.
     public mutating func field(_ name: StaticString, numberString value: Int64) {
         key(name)

@@ -31,15 +31,26 @@ enum Console {
     /// fails (standard error on a full disk, past `ulimit -f`, or closed): a message that
     /// cannot be shown must not turn a clean failure into a crash.
     static func standardError(_ text: String) {
-        var bytes = Array(text.utf8)[...]
+        writeAll(Array(text.utf8)[...], to: STDERR_FILENO)
+    }
+
+    /// Writes `bytes` to `descriptor` whole, or until a write fails.
+    private static func writeAll(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) {
+        var bytes = bytes
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes {
-                Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count)
+                Glibc.write(descriptor, $0.baseAddress, $0.count)
             }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return }
             bytes = bytes.dropFirst(written)
         }
+    }
+
+    /// Writes UTF-8 to standard output with write(2), without making a String of it first:
+    /// for a report that prints nothing else there (what `print` buffers would come after).
+    static func standardOutput(_ bytes: [UInt8]) {
+        writeAll(bytes[...], to: STDOUT_FILENO)
     }
 
     /// Prints every error and warning of `report`.

@@ -297,9 +297,8 @@ struct Overlaps: ParsableCommand {
         }
         // Machine output is whole unless the user set a limit, and then says so inside itself.
         if options.format == .json && maxPairs == nil {
-            let total = OverlapReport.writeAllJSON(entries: entries, window: window) {
-                print(String(decoding: $0, as: UTF8.self), terminator: "")
-            }
+            let total = OverlapReport.writeAllJSON(
+                entries: entries, window: window, bytes: Console.standardOutput(_:))
             if timing {
                 timingNote(started: started, read: read, readPeak: readPeak, entries, total)
             }
