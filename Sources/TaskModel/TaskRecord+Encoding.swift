@@ -193,7 +193,15 @@ public struct JSONWriter {
 
     /// Appends `text` as it is: the punctuation between values, which the caller owns.
     public mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { text in write(upTo: text.count) { $0.append(copying: text) } }
+    }
+
+    /// Appends what `body` puts into room for `maximum` more bytes. The buffer's room and
+    /// ownership are checked once for a run of small appends (a key is its comma, quotes,
+    /// name and colon), where `append` checks them for each byte or piece.
+    @inline(__always)
+    private mutating func write(upTo maximum: Int, _ body: (inout OutputSpan<UInt8>) -> Void) {
+        bytes.append(addingCapacity: maximum, initializingWith: body)
     }
 
     /// Opens an object.
@@ -213,10 +221,17 @@ public struct JSONWriter {
     /// Punctuation is appended from static text: an array literal such as `[",", " "]`
     /// was an array made for every key of every record written.
     public mutating func key(_ name: StaticString) {
-        if needsComma { separator() }
-        raw("\"")
-        raw(name)
-        raw("\": ")
+        let comma = needsComma
+        name.withUTF8Buffer { name in
+            write(upTo: name.count + 6) { out in
+                if comma { out.appendSeparator() }
+                out.append(0x22)
+                out.append(copying: name)
+                out.append(0x22)
+                out.append(0x3A)
+                out.append(0x20)
+            }
+        }
         needsComma = false
     }
 
@@ -263,9 +278,13 @@ public struct JSONWriter {
     /// Writes `"name": "123"`: a number as a string, as the task format writes timestamps.
     public mutating func field(_ name: StaticString, numberString value: Int64) {
         key(name)
-        bytes.append(UInt8(ascii: "\""))
-        digits(value)
-        bytes.append(UInt8(ascii: "\""))
+        withDigits(value) { digits in
+            write(upTo: digits.count + 2) { out in
+                out.append(0x22)
+                out.append(copying: digits)
+                out.append(0x22)
+            }
+        }
         needsComma = true
     }
 
@@ -311,7 +330,13 @@ public struct JSONWriter {
 
     /// The decimal digits of `value`, written in place.
     private mutating func digits(_ value: Int64) {
-        // Written from the end of a buffer on the stack, then appended at once.
+        withDigits(value) { digits in write(upTo: digits.count) { $0.append(copying: digits) } }
+    }
+
+    /// Hands `body` the decimal digits of `value` (with `-` before them if it is negative),
+    /// made from the end of a buffer on the stack.
+    @inline(__always)
+    private func withDigits(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var start = 20
@@ -324,7 +349,7 @@ public struct JSONWriter {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+            body(UnsafeBufferPointer(rebasing: digits[start..<20]))
         }
     }
 
@@ -397,22 +422,53 @@ public struct JSONWriter {
 
     /// Writes `value` as a JSON string.
     public mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
             // The plain runs between bytes to escape are found eight bytes at a time (inline
             // attachments and long descriptions are most of the bytes written).
             let raw = UnsafeRawBufferPointer(utf8)
+            var stop = ByteScan.stringStop(in: raw, from: 0)
+            // Nothing to escape (nearly every string): quotes and text in one step.
+            guard stop < utf8.count else {
+                write(upTo: utf8.count + 2) { out in
+                    out.append(0x22)
+                    out.append(copying: utf8)
+                    out.append(0x22)
+                }
+                return
+            }
+            bytes.append(UInt8(ascii: "\""))
             var plainStart = 0
             while true {
-                let stop = ByteScan.stringStop(in: raw, from: plainStart)
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<stop]))
+                let run = UnsafeBufferPointer(rebasing: utf8[plainStart..<stop])
+                write(upTo: run.count) { $0.append(copying: run) }
                 guard stop < utf8.count else { break }
                 escape(utf8[stop])
                 plainStart = stop + 1
+                stop = ByteScan.stringStop(in: raw, from: plainStart)
             }
+            bytes.append(UInt8(ascii: "\""))
         }
-        bytes.append(UInt8(ascii: "\""))
         needsComma = true
+    }
+}
+
+extension OutputSpan<UInt8> {
+    /// Appends the bytes of `piece`, which must fit.
+    @inline(__always)
+    mutating func append(copying piece: UnsafeBufferPointer<UInt8>) {
+        guard let source = piece.baseAddress else { return }
+        withUnsafeMutableBufferPointer { room, count in
+            precondition(piece.count <= room.count - count, "no room for the bytes")
+            (room.baseAddress! + count).initialize(from: source, count: piece.count)
+            count += piece.count
+        }
+    }
+
+    /// Appends `, `, the separator between values.
+    @inline(__always)
+    mutating func appendSeparator() {
+        append(0x2C)
+        append(0x20)
     }
 }

@@ -65,8 +65,11 @@ public enum CalendarChecks {
         if let rule = record.recurrence?.rule, let problem = RecurrenceRule.problem(rule) {
             found.append(Problem(field: "recurrence.rule", problem))
         }
-        found += ExtraLines.problems(record.icalExtra)
-        found += ExtraLines.parameterProblems(record.icalParameters)
+        // Most records have none of what follows: asked without making a collection.
+        if !record.icalExtra.isEmpty { found += ExtraLines.problems(record.icalExtra) }
+        if !record.icalParameters.isEmpty {
+            found += ExtraLines.parameterProblems(record.icalParameters)
+        }
         for (index, text) in record.icalComponents.enumerated() {
             do {
                 _ = try Component.verbatim(text)
