@@ -95,20 +95,23 @@ public struct Statistics: Sendable {
                 start: all.map(\.span.start).min() ?? 0,
                 finish: all.map { max($0.span.finish, $0.span.start + 1) }.max() ?? 0)
         self.window = window
-        let inside = all.filter {
-            $0.span.start >= window.start && $0.span.start < window.finish
-        }
-        entries = inside.filter { !$0.cancelled }.count
-        habitsScheduled = inside.filter { $0.isOccurrence && !$0.cancelled }.count
-        habitsSkipped = skipped + inside.filter { $0.isOccurrence && $0.cancelled }.count
-        todosDone = todos.filter { $0 }.count
+        // Without a window asked for, every entry starts inside the one made: the entries are
+        // shared, not copied (a million of them are most of what the report holds).
+        let inside =
+            asked == nil
+            ? all
+            : all.filter { $0.span.start >= window.start && $0.span.start < window.finish }
+        entries = inside.count { !$0.cancelled }
+        habitsScheduled = inside.count { $0.isOccurrence && !$0.cancelled }
+        habitsSkipped = skipped + inside.count { $0.isOccurrence && $0.cancelled }
+        todosDone = todos.count { $0 }
         todosOpen = todos.count - todosDone
-        let busySpans = all.filter { $0.occupies }.map(\.span)
+        let busySpans = all.compactMap { $0.occupies ? $0.span : nil }
         let free = FreeTime(busy: busySpans, window: window, time: time, limit: .max)
         busy = (window.finish - window.start) - free.seconds
         longestFree = free.slots.max { ($0.finish - $0.start) < ($1.finish - $1.start) }
         let counted = Self.counted(inside, window: window, time: time, now: now)
-        completed = inside.filter { $0.done && !$0.cancelled }.count
+        completed = inside.count { $0.done && !$0.cancelled }
         tally = counted.tally
         donePerDay = counted.donePerDay
         daysCounted = counted.days
