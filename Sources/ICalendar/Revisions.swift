@@ -67,22 +67,34 @@ public struct Revisions: Sendable {
         a.sequence != b.sequence ? a.sequence > b.sequence : a.stamp > b.stamp
     }
 
-    /// The line-by-line state of a scan.
+    /// The line-by-line state of a scan. It looks at the bytes of a line, and makes text only
+    /// of the values it keeps (a UID, a RECURRENCE-ID, a SEQUENCE, a DTSTAMP): most lines of
+    /// a calendar are neither, and a scan is a pass over the whole input before it is read.
     private struct Scanner {
-        /// The components open: their names.
-        var open: [String] = []
+        /// How many components are open.
+        var depth = 0
+        /// Whether the outermost open component is a VCALENDAR (the top-level components are
+        /// then the ones inside it).
+        var inCalendar = false
         /// The top-level component being read (an event, a to-do, a journal entry).
         var current: Current?
         /// Which property the next continuation line (a folded line) belongs to.
         var folding: WritableKeyPath<Current, String?>?
-        var candidates: [String: Candidates] = [:]
-        /// The keys in the order they were first seen.
-        var order: [String] = []
+        /// Where each key's candidates are in `found`, which keeps the order of first sight.
+        var places: [Key: Int] = [:]
+        var found: [Candidates] = []
 
         typealias Current = (
             line: Int, kind: String, uid: String?, recurrenceID: String?, sequence: Int,
             stamp: String
         )
+
+        /// What makes components revisions of one another.
+        struct Key: Hashable {
+            var kind: String
+            var uid: String
+            var recurrenceID: String?
+        }
 
         mutating func take(_ line: UnsafeBufferPointer<UInt8>, at number: Int) {
             guard let first = line.first else { return }
@@ -96,13 +108,11 @@ public struct Revisions: Sendable {
             folding = nil
             switch first | 0x20 {
             case UInt8(ascii: "b"):
-                if let name = Self.value(line, after: "BEGIN") {
-                    begin(name.uppercased(), at: number)
-                }
+                if let name = Self.value(line, after: "BEGIN") { begin(name, at: number) }
             case UInt8(ascii: "e"):
                 if Self.value(line, after: "END") != nil { end() }
             case UInt8(ascii: "u"), UInt8(ascii: "r"), UInt8(ascii: "s"), UInt8(ascii: "d"):
-                guard current != nil, open.count == topDepth else { return }
+                guard current != nil, depth == topDepth else { return }
                 property(line)
             default:
                 return
@@ -110,58 +120,86 @@ public struct Revisions: Sendable {
         }
 
         /// The depth of a top-level component: inside VCALENDAR, or bare.
-        var topDepth: Int { open.first == "VCALENDAR" ? 2 : 1 }
+        var topDepth: Int { inCalendar ? 2 : 1 }
 
-        mutating func begin(_ name: String, at number: Int) {
-            open.append(name)
-            if open.count == topDepth, ["VEVENT", "VTODO", "VJOURNAL"].contains(name) {
-                current = (number, name, nil, nil, 0, "")
-            }
+        mutating func begin(_ name: UnsafeBufferPointer<UInt8>, at number: Int) {
+            depth += 1
+            if depth == 1 { inCalendar = Self.named(name, "VCALENDAR") }
+            guard depth == topDepth else { return }
+            let kind =
+                Self.named(name, "VEVENT")
+                ? "VEVENT"
+                : Self.named(name, "VTODO")
+                    ? "VTODO" : Self.named(name, "VJOURNAL") ? "VJOURNAL" : nil
+            if let kind { current = (number, kind, nil, nil, 0, "") }
         }
 
         mutating func end() {
-            if open.count == topDepth, let done = current {
+            if depth == topDepth, let done = current {
                 current = nil
                 if let uid = done.uid {
-                    let key = [done.kind, uid, done.recurrenceID ?? ""].joined(separator: "\u{0}")
+                    let key = Key(kind: done.kind, uid: uid, recurrenceID: done.recurrenceID)
                     let revision = Revision(
                         line: done.line, sequence: done.sequence, stamp: done.stamp)
-                    if candidates[key] == nil {
-                        order.append(key)
-                        candidates[key] = Candidates(
-                            uid: uid, recurrenceID: done.recurrenceID, revisions: [revision])
+                    // One look-up for a UID seen first (nearly all of them).
+                    if let place = places.updateValue(found.count, forKey: key) {
+                        places[key] = place
+                        found[place].revisions.append(revision)
                     } else {
-                        candidates[key]!.revisions.append(revision)
+                        found.append(
+                            Candidates(
+                                uid: uid, recurrenceID: done.recurrenceID, revisions: [revision]))
                     }
                 }
             }
-            if !open.isEmpty { open.removeLast() }
+            if depth > 0 { depth -= 1 }
         }
 
         mutating func property(_ line: UnsafeBufferPointer<UInt8>) {
             if let uid = Self.value(line, after: "UID") {
-                current!.uid = uid
+                current!.uid = Self.text(uid)
                 folding = \.uid
             } else if let id = Self.rest(line, after: "RECURRENCE-ID") {
-                current!.recurrenceID = id
+                current!.recurrenceID = Self.text(id)
                 folding = \.recurrenceID
             } else if let sequence = Self.value(line, after: "SEQUENCE") {
-                current!.sequence = Int(sequence.trimmedOfBlanks()) ?? 0
+                current!.sequence = Int(Self.text(sequence).trimmedOfBlanks()) ?? 0
             } else if let stamp = Self.value(line, after: "DTSTAMP") {
-                current!.stamp = stamp
+                current!.stamp = Self.text(stamp)
             }
+        }
+
+        static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+            String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// Whether `name` is `expected` (upper case), in any case.
+        static func named(_ name: UnsafeBufferPointer<UInt8>, _ expected: StaticString) -> Bool {
+            guard name.count == expected.utf8CodeUnitCount else { return false }
+            for index in 0..<name.count {
+                let byte = name[index]
+                let upper =
+                    byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
+                if upper != expected.utf8Start[index] { return false }
+            }
+            return true
         }
 
         /// The value of a line `NAME:value` or `NAME;params:value` (case aside), or `nil`
         /// when the line is another property.
-        static func value(_ line: UnsafeBufferPointer<UInt8>, after name: StaticString) -> String? {
-            guard let rest = rest(line, after: name) else { return nil }
-            guard let colon = rest.firstIndex(of: ":") else { return nil }
-            return String(rest[rest.index(after: colon)...])
+        static func value(_ line: UnsafeBufferPointer<UInt8>, after name: StaticString)
+            -> UnsafeBufferPointer<UInt8>?
+        {
+            guard let rest = rest(line, after: name),
+                let colon = rest.firstIndex(of: UInt8(ascii: ":"))
+            else { return nil }
+            return UnsafeBufferPointer(rebasing: rest[(colon + 1)...])
         }
 
         /// What follows the name `name` on a line of that property, parameters and value.
-        static func rest(_ line: UnsafeBufferPointer<UInt8>, after name: StaticString) -> String? {
+        static func rest(_ line: UnsafeBufferPointer<UInt8>, after name: StaticString)
+            -> UnsafeBufferPointer<UInt8>?
+        {
             let count = name.utf8CodeUnitCount
             guard line.count > count else { return nil }
             for index in 0..<count where line[index] | 0x20 != name.utf8Start[index] | 0x20 {
@@ -169,13 +207,12 @@ public struct Revisions: Sendable {
             }
             let next = line[count]
             guard next == UInt8(ascii: ":") || next == UInt8(ascii: ";") else { return nil }
-            return String(decoding: UnsafeBufferPointer(rebasing: line[count...]), as: UTF8.self)
+            return UnsafeBufferPointer(rebasing: line[count...])
         }
 
         func revisions() -> Revisions {
             var result = Revisions()
-            for key in order {
-                guard let found = candidates[key], found.revisions.count > 1 else { continue }
+            for found in found where found.revisions.count > 1 {
                 var chosen = found.revisions[0]
                 for revision in found.revisions.dropFirst()
                 where Revisions.supersedes(revision, chosen) {
