@@ -68,8 +68,8 @@ final class NDJSONRecordSource: RecordSource {
         var lines: [(number: Int, range: Range<Int>)] = []
     }
 
-    /// The next ``batchSize`` lines, and the failure that stopped them, if one did;
-    /// `finishedReading` once the file has no more.
+    /// The next lines, up to ``batchSize`` of them or 4 MB, and the failure that stopped them,
+    /// if one did; `finishedReading` once the file has no more.
     private func readBatch() -> (batch: LineBatch, failure: Diagnostic?) {
         let (text, ranges, failure) = lines.nextLines(
             Self.batchSize, limit: ReadingLimits.lineLength, firstLineNumber: lineNumber + 1)
