@@ -3,12 +3,15 @@ import Testing
 
 @testable import TaskModel
 
-/// What reading `text` in full gives: the record or its problems, or the syntax error.
-private func fullReading(_ text: String) -> String {
+/// What reading `text` the general way gives (`reading` times-only: the skeleton): the record
+/// or its problems, or the syntax error.
+private func fullReading(_ text: String, _ reading: TaskJSON.Reading = .whole) -> String {
     do {
-        let value = try JSONValue.parse(Data(text.utf8))
+        let value = try JSONValue.parse(
+            Data(text.utf8), skipping: reading.skipping(recordDepth: .line))
         switch TaskJSON.record(value) {
-        case .success(let record): return "record \(record.jsonLine)"
+        case .success(let record):
+            return "record \((reading == .timesOnly ? record.timeSkeleton : record).jsonLine)"
         case .failure(let problems): return "problems \(problems)"
         }
     } catch {
@@ -17,34 +20,12 @@ private func fullReading(_ text: String) -> String {
 }
 
 /// What the plain reader gives for `text`: the record, or nil.
-private func plainReading(_ text: String) -> String? {
-    let data = Data(text.utf8)
+private func plainReading(_ text: String, _ reading: TaskJSON.Reading = .whole) -> String? {
     // As its callers take it: a record with problems is read in full.
-    guard let record = TaskJSON.plainRecord(data), record.problems.isEmpty else { return nil }
-    return "record \(record.jsonLine)"
-}
-
-/// What reading `text` times-only the general way gives: the skeleton or its problems, or
-/// the syntax error.
-private func fullTimesOnlyReading(_ text: String) -> String {
-    do {
-        let value = try JSONValue.parse(
-            Data(text.utf8), skipping: TaskJSON.Reading.timesOnly.skipping(recordDepth: .line))
-        switch TaskJSON.record(value) {
-        case .success(let record): return "record \(record.timeSkeleton.jsonLine)"
-        case .failure(let problems): return "problems \(problems)"
-        }
-    } catch {
-        return "syntax \(error.reason) \(String(describing: error.offset))"
-    }
-}
-
-/// What the plain reader gives for `text` read times-only: the record, or nil.
-private func plainTimesOnlyReading(_ text: String) -> String? {
-    guard let record = TaskJSON.plainRecord(Data(text.utf8), reading: .timesOnly),
+    guard let record = TaskJSON.plainRecord(Data(text.utf8), reading: reading),
         record.problems.isEmpty
     else { return nil }
-    #expect(record.isTimeSkeleton)
+    if reading == .timesOnly { #expect(record.isTimeSkeleton) }
     return "record \(record.jsonLine)"
 }
 
@@ -144,9 +125,9 @@ struct PlainJSONTests {
     func timesOnly() {
         var plain: [Int] = []
         for (index, text) in (texts + timesOnlyTexts).enumerated() {
-            guard let fast = plainTimesOnlyReading(text) else { continue }
+            guard let fast = plainReading(text, .timesOnly) else { continue }
             plain.append(index)
-            #expect(fast == fullTimesOnlyReading(text), "\(text)")
+            #expect(fast == fullReading(text, .timesOnly), "\(text)")
         }
         // The plain ones, those whose alarms, attachments or other fields skipped times-only
         // hold anything, and of the times-only shapes those that are JSON with each field once.
@@ -232,8 +213,8 @@ struct PlainJSONTests {
             if let fast = plainReading(text) {
                 #expect(fast == fullReading(text), "\(text)")
             }
-            if let fast = plainTimesOnlyReading(text) {
-                #expect(fast == fullTimesOnlyReading(text), "\(text)")
+            if let fast = plainReading(text, .timesOnly) {
+                #expect(fast == fullReading(text, .timesOnly), "\(text)")
             }
         }
     }
