@@ -41,22 +41,26 @@ public struct Revisions: Sendable {
     /// No revisions.
     public init() {}
 
-    /// The components of a UID found in the input: more than one makes a group.
-    private struct Candidates {
-        var uid: String
-        var recurrenceID: String?
-        var revisions: [Revision]
-    }
-
     /// The revisions of the input `lines` give (read to the end). Lines past the reading
     /// limit end the scan; the reader reports them in its turn.
     public static func scan(_ lines: LineSource) -> Revisions {
-        var scanner = Scanner()
+        scan(lines, hashMask: ~0)
+    }
+
+    /// ``scan(_:)`` with the keys' hashes cut to `hashMask` (tests make them collide).
+    package static func scan(_ lines: LineSource, hashMask: Int) -> Revisions {
+        var scanner = Scanner(hashMask: hashMask)
         var number = 0
         while let range = try? lines.nextLineRange(
             limit: ReadingLimits.lineLength, lineNumber: number + 1)
         {
             number += 1
+            // Most lines are none of the scanner's: decided on the first byte, without a
+            // closure call.
+            guard let first = lines.firstByte(of: range), Scanner.mayTake(first) else {
+                if !range.isEmpty { scanner.folding = nil }
+                continue
+            }
             lines.withBuffer { scanner.take(UnsafeBufferPointer(rebasing: $0[range]), at: number) }
         }
         return scanner.revisions()
@@ -67,10 +71,15 @@ public struct Revisions: Sendable {
         a.sequence != b.sequence ? a.sequence > b.sequence : a.stamp > b.stamp
     }
 
-    /// The line-by-line state of a scan. It looks at the bytes of a line, and makes text only
-    /// of the values it keeps (a UID, a RECURRENCE-ID, a SEQUENCE, a DTSTAMP): most lines of
-    /// a calendar are neither, and a scan is a pass over the whole input before it is read.
-    private struct Scanner {
+    /// The line-by-line state of a scan. It looks at the bytes of a line and keeps bytes: the
+    /// values of every component (its UID, RECURRENCE-ID and DTSTAMP) one after another in one
+    /// array, found again by a hash of the key. Text is made only for the components of a
+    /// group, a few of a file or none. (The scan is a pass over the whole input before it is
+    /// read; a dictionary keyed by strings, and a string and an array made per component,
+    /// were a seventh of a one-core .ics conversion.)
+    ///
+    /// UIDs are compared as bytes, as calendar servers and recurring-ical-events compare them.
+    fileprivate struct Scanner {
         /// How many components are open.
         var depth = 0
         /// Whether the outermost open component is a VCALENDAR (the top-level components are
@@ -78,30 +87,73 @@ public struct Revisions: Sendable {
         var inCalendar = false
         /// The top-level component being read (an event, a to-do, a journal entry).
         var current: Current?
-        /// Which property the next continuation line (a folded line) belongs to.
-        var folding: WritableKeyPath<Current, String?>?
-        /// Where each key's candidates are in `found`, which keeps the order of first sight.
-        var places: [Key: Int] = [:]
-        var found: [Candidates] = []
+        /// The current component's values, in buffers kept from one component to the next.
+        var uid: [UInt8] = []
+        var recurrenceID: [UInt8] = []
+        var stamp: [UInt8] = []
+        /// Which value the next continuation line (a folded line) belongs to.
+        var folding: Folding?
+        /// Every component with a UID, in file order.
+        var seen: [Seen] = []
+        /// The values of ``seen``, one component's after another's.
+        var values: [UInt8] = []
+        /// The first component of each key, by the key's hash.
+        var firsts: [Int: Int] = [:]
+        /// The bits of a hash kept.
+        let hashMask: Int
 
-        typealias Current = (
-            line: Int, kind: String, uid: String?, recurrenceID: String?, sequence: Int,
-            stamp: String
-        )
+        init(hashMask: Int) { self.hashMask = hashMask }
 
-        /// What makes components revisions of one another.
-        struct Key: Hashable {
-            var kind: String
-            var uid: String
-            var recurrenceID: String?
+        enum Folding { case uid, recurrenceID }
+
+        struct Current {
+            var line: Int
+            var kind: UInt8
+            var hasUID = false
+            var hasRecurrenceID = false
+            var sequence = 0
+        }
+
+        /// A component with a UID, its values in ``values`` from `start`: the UID, then the
+        /// RECURRENCE-ID (`recurrenceIDCount` is -1 without one), then the DTSTAMP.
+        struct Seen {
+            var line: Int
+            var sequence: Int
+            var start: Int
+            var uidCount: Int32
+            var recurrenceIDCount: Int32
+            var stampCount: Int32
+            var kind: UInt8
+            /// Whether it is the first of its key; the first keeps the last (`tail`).
+            var isFirst = false
+            /// The next component of the same key, and (on a first) the first of another key
+            /// whose hash is the same; -1 for none.
+            var next = -1
+            var otherKey = -1
+            var tail = -1
+        }
+
+        /// Whether a line beginning with `first` can matter: BEGIN, END, a property the scan
+        /// keeps (UID, RECURRENCE-ID, SEQUENCE, DTSTAMP) or a continuation.
+        static func mayTake(_ first: UInt8) -> Bool {
+            switch first | 0x20 {
+            case UInt8(ascii: "b"), UInt8(ascii: "e"), UInt8(ascii: "u"), UInt8(ascii: "r"),
+                UInt8(ascii: "s"), UInt8(ascii: "d"), 0x20, 0x09 | 0x20:
+                return true
+            default:
+                return false
+            }
         }
 
         mutating func take(_ line: UnsafeBufferPointer<UInt8>, at number: Int) {
             guard let first = line.first else { return }
             if first == 0x20 || first == 0x09 {
                 // A folded line continues the value of the property before it.
-                if let folding, current != nil {
-                    current![keyPath: folding]? += String(decoding: line.dropFirst(), as: UTF8.self)
+                guard current != nil else { return }
+                switch folding {
+                case .uid?: uid.append(contentsOf: line.dropFirst())
+                case .recurrenceID?: recurrenceID.append(contentsOf: line.dropFirst())
+                case nil: break
                 }
                 return
             }
@@ -126,46 +178,88 @@ public struct Revisions: Sendable {
             depth += 1
             if depth == 1 { inCalendar = Self.named(name, "VCALENDAR") }
             guard depth == topDepth else { return }
-            let kind =
+            let kind: UInt8? =
                 Self.named(name, "VEVENT")
-                ? "VEVENT"
-                : Self.named(name, "VTODO")
-                    ? "VTODO" : Self.named(name, "VJOURNAL") ? "VJOURNAL" : nil
-            if let kind { current = (number, kind, nil, nil, 0, "") }
+                ? 1 : Self.named(name, "VTODO") ? 2 : Self.named(name, "VJOURNAL") ? 3 : nil
+            guard let kind else { return }
+            current = Current(line: number, kind: kind)
+            stamp.removeAll(keepingCapacity: true)
         }
 
         mutating func end() {
             if depth == topDepth, let done = current {
                 current = nil
-                if let uid = done.uid {
-                    let key = Key(kind: done.kind, uid: uid, recurrenceID: done.recurrenceID)
-                    let revision = Revision(
-                        line: done.line, sequence: done.sequence, stamp: done.stamp)
-                    // One look-up for a UID seen first (nearly all of them).
-                    if let place = places.updateValue(found.count, forKey: key) {
-                        places[key] = place
-                        found[place].revisions.append(revision)
-                    } else {
-                        found.append(
-                            Candidates(
-                                uid: uid, recurrenceID: done.recurrenceID, revisions: [revision]))
-                    }
-                }
+                if done.hasUID { keep(done) }
             }
             if depth > 0 { depth -= 1 }
         }
 
+        /// Files a component away under its key: the first of the key, or the next of one.
+        mutating func keep(_ done: Current) {
+            var hasher = Hasher()
+            hasher.combine(done.kind)
+            uid.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(done.hasRecurrenceID)
+            if done.hasRecurrenceID { recurrenceID.withUnsafeBytes { hasher.combine(bytes: $0) } }
+            let hash = hasher.finalize() & hashMask
+            let index = seen.count
+            seen.append(
+                Seen(
+                    line: done.line, sequence: done.sequence, start: values.count,
+                    uidCount: Int32(uid.count),
+                    recurrenceIDCount: done.hasRecurrenceID ? Int32(recurrenceID.count) : -1,
+                    stampCount: Int32(stamp.count), kind: done.kind))
+            values.append(contentsOf: uid)
+            if done.hasRecurrenceID { values.append(contentsOf: recurrenceID) }
+            values.append(contentsOf: stamp)
+            // One look-up for a key seen first (nearly all of them).
+            guard var first = firsts.updateValue(index, forKey: hash) else {
+                seen[index].isFirst = true
+                seen[index].tail = index
+                return
+            }
+            firsts[hash] = first
+            while !sameKey(first, index) {
+                guard seen[first].otherKey >= 0 else {
+                    // Another key with the same hash: a first of its own.
+                    seen[first].otherKey = index
+                    seen[index].isFirst = true
+                    seen[index].tail = index
+                    return
+                }
+                first = seen[first].otherKey
+            }
+            seen[seen[first].tail].next = index
+            seen[first].tail = index
+        }
+
+        /// Whether two seen components have one key: kind, UID and RECURRENCE-ID.
+        func sameKey(_ a: Int, _ b: Int) -> Bool {
+            let (x, y) = (seen[a], seen[b])
+            guard x.kind == y.kind, x.uidCount == y.uidCount,
+                x.recurrenceIDCount == y.recurrenceIDCount
+            else { return false }
+            let length = Int(x.uidCount) + max(0, Int(x.recurrenceIDCount))
+            return values[x.start..<x.start + length].elementsEqual(
+                values[y.start..<y.start + length])
+        }
+
         mutating func property(_ line: UnsafeBufferPointer<UInt8>) {
-            if let uid = Self.value(line, after: "UID") {
-                current!.uid = Self.text(uid)
-                folding = \.uid
+            if let value = Self.value(line, after: "UID") {
+                uid.removeAll(keepingCapacity: true)
+                uid.append(contentsOf: value)
+                current!.hasUID = true
+                folding = .uid
             } else if let id = Self.rest(line, after: "RECURRENCE-ID") {
-                current!.recurrenceID = Self.text(id)
-                folding = \.recurrenceID
+                recurrenceID.removeAll(keepingCapacity: true)
+                recurrenceID.append(contentsOf: id)
+                current!.hasRecurrenceID = true
+                folding = .recurrenceID
             } else if let sequence = Self.value(line, after: "SEQUENCE") {
                 current!.sequence = Int(Self.text(sequence).trimmedOfBlanks()) ?? 0
-            } else if let stamp = Self.value(line, after: "DTSTAMP") {
-                current!.stamp = Self.text(stamp)
+            } else if let value = Self.value(line, after: "DTSTAMP") {
+                stamp.removeAll(keepingCapacity: true)
+                stamp.append(contentsOf: value)
             }
         }
 
@@ -210,19 +304,43 @@ public struct Revisions: Sendable {
             return UnsafeBufferPointer(rebasing: line[count...])
         }
 
+        /// A seen component as a revision, its stamp made text.
+        func revision(_ index: Int) -> Revision {
+            let component = seen[index]
+            let stampStart =
+                component.start + Int(component.uidCount)
+                + max(0, Int(component.recurrenceIDCount))
+            let stamp = values[stampStart..<stampStart + Int(component.stampCount)]
+            return Revision(
+                line: component.line, sequence: component.sequence,
+                stamp: String(decoding: stamp, as: UTF8.self))
+        }
+
         func revisions() -> Revisions {
             var result = Revisions()
-            for found in found where found.revisions.count > 1 {
-                var chosen = found.revisions[0]
-                for revision in found.revisions.dropFirst()
-                where Revisions.supersedes(revision, chosen) {
+            for index in seen.indices where seen[index].isFirst && seen[index].next >= 0 {
+                var revisions = [revision(index)]
+                var next = seen[index].next
+                while next >= 0 {
+                    revisions.append(revision(next))
+                    next = seen[next].next
+                }
+                var chosen = revisions[0]
+                for revision in revisions.dropFirst() where Revisions.supersedes(revision, chosen) {
                     chosen = revision
                 }
-                let others = found.revisions.filter { $0.line != chosen.line }
+                let others = revisions.filter { $0.line != chosen.line }
+                let first = seen[index]
+                let uidEnd = first.start + Int(first.uidCount)
                 result.groups.append(
                     Group(
-                        uid: found.uid, recurrenceID: found.recurrenceID, chosen: chosen,
-                        superseded: others))
+                        uid: String(decoding: values[first.start..<uidEnd], as: UTF8.self),
+                        recurrenceID: first.recurrenceIDCount < 0
+                            ? nil
+                            : String(
+                                decoding: values[uidEnd..<uidEnd + Int(first.recurrenceIDCount)],
+                                as: UTF8.self),
+                        chosen: chosen, superseded: others))
                 result.superseded.formUnion(others.map(\.line))
             }
             return result

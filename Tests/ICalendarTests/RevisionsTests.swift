@@ -50,4 +50,72 @@ struct RevisionsTests {
         #expect(revisions.groups.map(\.chosen.line) == [6, 26])
         #expect(revisions.superseded == [2, 18])
     }
+
+    @Test(
+        "many components of a few keys: the groups a plain reading gives, whatever the hashes",
+        arguments: [~0, 1, 0])
+    func manyKeys(hashMask: Int) {
+        // Kinds, UIDs (one of them not ASCII, one folded), RECURRENCE-IDs (kept as written
+        // after the name), SEQUENCEs and
+        // DTSTAMPs drawn from small pools, so that keys repeat; with a mask of 0 every key
+        // has the same hash.
+        var state: UInt64 = 42
+        func draw(_ count: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % count
+        }
+        struct Component: Hashable {
+            var kind: String, uid: String, recurrenceID: String?, sequence: Int, stamp: String
+        }
+        var lines = ["BEGIN:VCALENDAR"]
+        var components: [(line: Int, Component)] = []
+        for _ in 0..<300 {
+            let component = Component(
+                kind: ["VEVENT", "VTODO"][draw(2)], uid: ["a", "b", "ü-c", "long-uid-d"][draw(4)],
+                recurrenceID: [nil, ":20240101T100000Z", ";VALUE=DATE:20240102"][draw(3)],
+                sequence: draw(3), stamp: "2024010\(draw(5))T000000Z")
+            components.append((lines.count + 1, component))
+            lines.append("BEGIN:\(component.kind)")
+            if component.uid.hasPrefix("long") {
+                lines += ["UID:long-", " uid-d"]
+            } else {
+                lines.append("UID:\(component.uid)")
+            }
+            if let id = component.recurrenceID {
+                lines.append("RECURRENCE-ID\(id)")
+            }
+            lines += ["SEQUENCE:\(component.sequence)", "DTSTAMP:\(component.stamp)"]
+            lines.append("END:\(component.kind)")
+        }
+        lines.append("END:VCALENDAR")
+        let revisions = Revisions.scan(
+            LineSource(bytes: Array((lines.joined(separator: "\r\n") + "\r\n").utf8)),
+            hashMask: hashMask)
+
+        // The same groups made the plain way.
+        var order: [[String?]] = []
+        var members: [[String?]: [(line: Int, Component)]] = [:]
+        for entry in components {
+            let key: [String?] = [entry.1.kind, entry.1.uid, entry.1.recurrenceID]
+            if members[key] == nil { order.append(key) }
+            members[key, default: []].append(entry)
+        }
+        var expected: [(uid: String, recurrenceID: String?, chosen: Int, others: [Int])] = []
+        for key in order where members[key]!.count > 1 {
+            let group = members[key]!
+            var chosen = group[0]
+            for entry in group.dropFirst()
+            where (entry.1.sequence, entry.1.stamp) > (chosen.1.sequence, chosen.1.stamp) {
+                chosen = entry
+            }
+            expected.append(
+                (key[1]!, key[2], chosen.line, group.map(\.line).filter { $0 != chosen.line }))
+        }
+        #expect(revisions.groups.count == expected.count)
+        #expect(revisions.groups.map(\.uid) == expected.map(\.uid))
+        #expect(revisions.groups.map(\.recurrenceID) == expected.map(\.recurrenceID))
+        #expect(revisions.groups.map(\.chosen.line) == expected.map(\.chosen))
+        #expect(revisions.groups.map { $0.superseded.map(\.line) } == expected.map(\.others))
+        #expect(revisions.superseded == Set(expected.flatMap(\.others)))
+    }
 }
