@@ -166,6 +166,35 @@ public final class LineSource {
         return skipped
     }
 
+    /// Hands `body` the whole lines already in the buffer, without their line ends, in one
+    /// access to it, and returns how many. It stops before a line past `limit` or one not
+    /// wholly read yet: ``nextLineRange(limit:lineNumber:)`` gives that one next (reading
+    /// more) or refuses it.
+    ///
+    /// A pass over every line of a large input (the scan for revisions) spent more on the
+    /// call per line than on the line.
+    package func takeBufferedLines(limit: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+        -> Int
+    {
+        var taken = 0
+        var position = start
+        let end = self.end
+        buffer.withUnsafeBufferPointer { pointer in
+            let base = pointer.baseAddress!
+            while position < end, let found = memchr(base + position, 0x0A, end - position) {
+                let newline = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                let lineEnd =
+                    newline > position && base[newline - 1] == 0x0D ? newline - 1 : newline
+                guard lineEnd - position <= limit else { return }
+                body(UnsafeBufferPointer(start: base + position, count: lineEnd - position))
+                position = newline + 1
+                taken += 1
+            }
+        }
+        start = position
+        return taken
+    }
+
     // MARK: - Runs of lines
 
     /// Starts a run of whole lines with the line at `lineStart` (the start of the range the

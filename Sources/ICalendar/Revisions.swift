@@ -51,17 +51,20 @@ public struct Revisions: Sendable {
     package static func scan(_ lines: LineSource, hashMask: Int) -> Revisions {
         var scanner = Scanner(hashMask: hashMask)
         var number = 0
-        while let range = try? lines.nextLineRange(
-            limit: ReadingLimits.lineLength, lineNumber: number + 1)
-        {
-            number += 1
-            // Most lines are none of the scanner's: decided on the first byte, without a
-            // closure call.
-            guard let first = lines.firstByte(of: range), Scanner.mayTake(first) else {
-                if !range.isEmpty { scanner.folding = nil }
-                continue
+        while true {
+            // The lines in the buffer in one go; then one more, which reads the next block.
+            _ = lines.takeBufferedLines(limit: ReadingLimits.lineLength) { line in
+                number += 1
+                scanner.look(at: line, number: number)
             }
-            lines.withBuffer { scanner.take(UnsafeBufferPointer(rebasing: $0[range]), at: number) }
+            guard
+                let range = try? lines.nextLineRange(
+                    limit: ReadingLimits.lineLength, lineNumber: number + 1)
+            else { break }
+            number += 1
+            lines.withBuffer {
+                scanner.look(at: UnsafeBufferPointer(rebasing: $0[range]), number: number)
+            }
         }
         return scanner.revisions()
     }
@@ -143,6 +146,16 @@ public struct Revisions: Sendable {
             default:
                 return false
             }
+        }
+
+        /// Takes line `number` in, deciding on its first byte whether it can matter.
+        mutating func look(at line: UnsafeBufferPointer<UInt8>, number: Int) {
+            guard let first = line.first else { return }
+            guard Self.mayTake(first) else {
+                folding = nil
+                return
+            }
+            take(line, at: number)
         }
 
         mutating func take(_ line: UnsafeBufferPointer<UInt8>, at number: Int) {

@@ -90,4 +90,32 @@ struct LineSourceTests {
             memory.lines.map { String(decoding: memory.text[$0], as: UTF8.self) } == ["a", "b"])
         #expect(memory.failure == nil)
     }
+
+    @Test("lines taken from the buffer in one go, then one read, are the lines one by one")
+    func bufferedLines() throws {
+        let (url, expected) = try linesFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let source = try LineSource(path: url.path)
+        var lines: [[UInt8]] = []
+        var inOneGo = 0
+        while true {
+            inOneGo += source.takeBufferedLines(limit: 1 << 20) { lines.append(Array($0)) }
+            guard let range = try source.nextLineRange(limit: 1 << 20, lineNumber: lines.count + 1)
+            else { break }
+            source.withBuffer { lines.append(Array($0[range])) }
+        }
+        #expect(lines.count == expected.count)
+        #expect(lines == expected)
+        #expect(inOneGo > expected.count / 2)
+
+        // It stops before a line over the limit, which the next line read refuses.
+        let long = LineSource(
+            bytes: Array(("one\r\n\r\ntwo\n" + String(repeating: "x", count: 100) + "\nz").utf8))
+        var short: [String] = []
+        #expect(
+            long.takeBufferedLines(limit: 50) { short.append(String(decoding: $0, as: UTF8.self)) }
+                == 3)
+        #expect(short == ["one", "", "two"])
+        #expect(throws: ICalendarError.self) { try long.nextLineRange(limit: 50, lineNumber: 4) }
+    }
 }
