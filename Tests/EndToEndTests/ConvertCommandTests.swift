@@ -86,6 +86,51 @@ struct ConvertCommandTests {
                 + "\n")
     }
 
+    @Test(
+        "a pipe named by a path (a FIFO, <(curl …)) reads as the file does",
+        arguments: [
+            ("google-export.ics", "ics", "ndjson"), ("google-recurring.ics", "ics", "jcal"),
+            ("spec-example.json", "json", "ics"), ("first.ndjson", "ndjson", "ics"),
+            ("first.jcal", "jcal", "ndjson"),
+        ])
+    func namedPipe(name: String, format: String, to output: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        // NDJSON and jCal inputs made from a sample first.
+        let source: String
+        if name.hasPrefix("first.") {
+            #expect(
+                try cli.run(["convert", Taskcal.sample("google-export.ics"), "-o", name]).status
+                    == 0)
+            source = cli.path(name)
+        } else {
+            source = Taskcal.sample(name)
+        }
+        let fromFile = try cli.run(
+            ["convert", source, "--to", output, "--uid-namespace", "n", "-o", "-"])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+
+        // An .ics is read more than once (revisions, zones): from a pipe, the second reading
+        // found nothing ("not an iCalendar file"), and JSON could not be read at all.
+        let fifo = cli.path("pipe")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let writer = Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            handle.write(bytes)
+            try? handle.close()
+        }
+        writer.start()
+        let fromPipe = try cli.run(
+            [
+                "convert", fifo, "--input-format", format, "--to", output, "--uid-namespace", "n",
+                "-o", "-",
+            ])
+        #expect(fromPipe.status == 0, "\(fromPipe.stderr)")
+        #expect(!fromPipe.stdout.isEmpty)
+        #expect(fromPipe.stdout == fromFile.stdout)
+    }
+
     @Test("NDJSON streams both ways and keeps order")
     func ndjson() throws {
         let cli = try Taskcal()

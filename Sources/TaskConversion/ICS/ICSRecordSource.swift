@@ -12,12 +12,16 @@ final class ICSRecordSource: RecordSource {
     var warnings: [Diagnostic] { digest.warnings }
     var calendar: CalendarInfo { digest.calendar }
 
-    /// Standard input, copied to a file so that it can be read twice (for ``Revisions``).
+    /// Standard input or a pipe, copied to a file so that it can be read twice (for
+    /// ``Revisions``, and for the zones a component uses before they are defined).
     private let spooled: SpooledInput?
 
     init(path: String, options: ReadOptions) throws(Diagnostic) {
         self.path = path
-        spooled = path == "-" && !options.readsEveryRevision ? try SpooledInput() : nil
+        // Standard input read once (--revisions all) is not copied; a named pipe always is:
+        // the zones' look-ahead would reopen it and take the reader's bytes.
+        let copies = path == "-" ? !options.readsEveryRevision : SpooledInput.isReadOnce(path)
+        spooled = copies ? try SpooledInput(copying: path) : nil
         let file = spooled?.path ?? path
         do {
             reader = try ICalendarReader(path: file)

@@ -22,6 +22,12 @@ final class JSONRecordSource: RecordSource {
     static func contents(of path: String) throws(Diagnostic) -> Data {
         do {
             if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+            if SpooledInput.isReadOnce(path) {
+                // A pipe named by a path (`<(curl …)`): Data(contentsOf:) refuses it.
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+                defer { try? handle.close() }
+                return try handle.readToEnd() ?? Data()
+            }
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw Diagnostic(
