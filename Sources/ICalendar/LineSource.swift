@@ -195,6 +195,25 @@ public final class LineSource {
         return taken
     }
 
+    /// Goes back to the first line: true when it can (a file, bytes in memory), false for a
+    /// pipe, which gives its bytes once.
+    package func rewind() -> Bool {
+        if let descriptor {
+            guard lseek(descriptor, 0, SEEK_SET) == 0 else { return false }
+            end = 0
+            atEOF = false
+        }
+        start = 0
+        marked = nil
+        return true
+    }
+
+    /// Whether ``rewind()`` can go back (without going there).
+    package var canRewind: Bool {
+        guard let descriptor else { return true }
+        return lseek(descriptor, 0, SEEK_CUR) >= 0
+    }
+
     // MARK: - Runs of lines
 
     /// Starts a run of whole lines with the line at `lineStart` (the start of the range the

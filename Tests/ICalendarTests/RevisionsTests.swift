@@ -1,3 +1,4 @@
+import Foundation
 import ICalendar
 import Testing
 
@@ -53,8 +54,11 @@ struct RevisionsTests {
 
     @Test(
         "many components of a few keys: the groups a plain reading gives, whatever the hashes",
-        arguments: [~0, 1, 0])
-    func manyKeys(hashMask: Int) {
+        arguments: [
+            (~0, "bytes"), (1, "bytes"), (0, "bytes"), (~0, "file"), (0, "file"), (~0, "pipe"),
+            (0, "pipe"),
+        ])
+    func manyKeys(hashMask: Int, source: String) throws {
         // Kinds, UIDs (one of them not ASCII, one folded), RECURRENCE-IDs (kept as written
         // after the name), SEQUENCEs and
         // DTSTAMPs drawn from small pools, so that keys repeat; with a mask of 0 every key
@@ -88,9 +92,23 @@ struct RevisionsTests {
             lines.append("END:\(component.kind)")
         }
         lines.append("END:VCALENDAR")
-        let revisions = Revisions.scan(
-            LineSource(bytes: Array((lines.joined(separator: "\r\n") + "\r\n").utf8)),
-            hashMask: hashMask)
+        // Read twice from bytes and from a file (a pass of hashes, then the components whose
+        // hash came twice); once from a pipe, which cannot be read again.
+        let bytes = Array((lines.joined(separator: "\r\n") + "\r\n").utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "revisions-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        if source == "file" { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+        if source == "pipe" {
+            #expect(mkfifo(path, 0o600) == 0)
+            Thread {
+                FileHandle(forWritingAtPath: path)?.write(Data(bytes))
+            }.start()
+        }
+        let lineSource = source == "bytes" ? LineSource(bytes: bytes) : try LineSource(path: path)
+        #expect(lineSource.canRewind == (source != "pipe"))
+        let revisions = Revisions.scan(lineSource, hashMask: hashMask)
 
         // The same groups made the plain way.
         var order: [[String?]] = []
