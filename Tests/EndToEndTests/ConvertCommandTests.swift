@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("taskcal convert and validate, run as a user would")
@@ -129,6 +130,50 @@ struct ConvertCommandTests {
         #expect(fromPipe.status == 0, "\(fromPipe.stderr)")
         #expect(!fromPipe.stdout.isEmpty)
         #expect(fromPipe.stdout == fromFile.stdout)
+    }
+
+    @Test("an output path that is a link, a pipe or a descriptor is written through, not replaced")
+    func outputThroughPaths() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let sample = Taskcal.sample("spec-example.json")
+        let expected = try cli.run(["convert", sample, "--to", "ics", "-o", "-", "-q"]).stdout
+        #expect(expected.hasPrefix("BEGIN:VCALENDAR"))
+
+        // A link to a file (made or not yet): the file is written, the link stays.
+        try FileManager.default.createDirectory(
+            atPath: cli.path("real"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: cli.path("link.ics"), withDestinationPath: "real/real.ics")
+        for _ in 0..<2 {
+            #expect(try cli.run(["convert", sample, "-o", "link.ics", "-q"]).status == 0)
+            #expect(
+                try FileManager.default.destinationOfSymbolicLink(atPath: cli.path("link.ics"))
+                    == "real/real.ics")
+            #expect(try cli.read("real/real.ics") == expected)
+        }
+
+        // A FIFO: written to as it is (a temporary file renamed over it replaced it).
+        let fifo = cli.path("out.pipe")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let received = Mutex(Data())
+        let reader = Thread {
+            let data = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+            received.withLock { $0 = data }
+        }
+        reader.start()
+        #expect(try cli.run(["convert", sample, "-o", fifo, "--to", "ics", "-q"]).status == 0)
+        for _ in 0..<100 where received.withLock({ $0.isEmpty }) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(String(decoding: received.withLock { $0 }, as: UTF8.self) == expected)
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+
+        // A descriptor's path (as /dev/stdout is): the process's standard output.
+        let descriptor = try cli.run(["convert", sample, "-o", "/dev/fd/1", "--to", "ics", "-q"])
+        #expect(descriptor.status == 0, "\(descriptor.stderr)")
+        #expect(descriptor.stdout == expected)
     }
 
     @Test("NDJSON streams both ways and keeps order")

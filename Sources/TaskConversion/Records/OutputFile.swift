@@ -2,7 +2,9 @@ import Foundation
 
 /// A file written atomically: to a temporary file beside the target, renamed over it only
 /// when everything was written. A failed or interrupted run leaves the target as it was.
-/// `-` writes to standard output instead (no atomicity is possible there).
+/// `-` writes to standard output instead, and a path that names a descriptor, a pipe or a
+/// device (`/dev/stdout`, `>(gzip > f)`, a FIFO) is written to as it is: no atomicity is
+/// possible there. A symbolic link to a file keeps pointing to the file, written anew.
 final class OutputFile {
     let displayPath: String
     private let target: String?
@@ -13,6 +15,8 @@ final class OutputFile {
     private let mode: mode_t
     /// Counts what is written and keeps none of it (for measuring what a file would hold).
     private let discards: Bool
+    /// The descriptor was opened for a path written to as it is (closed when done).
+    private var ownsDescriptor = false
 
     /// The mode a new file gets from `open(2)`: 0666 less the process's umask.
     static let defaultMode: mode_t = {
@@ -33,7 +37,14 @@ final class OutputFile {
             descriptor = STDOUT_FILENO
             return
         }
-        let url = URL(fileURLWithPath: path)
+        if let direct = try Self.directDescriptor(path) {
+            target = nil
+            temporary = nil
+            descriptor = direct
+            ownsDescriptor = true
+            return
+        }
+        let url = URL(fileURLWithPath: Self.resolvingLink(path))
         let directory = url.deletingLastPathComponent().path
         // Batch scripts write into folders that do not exist yet; make them.
         try? FileManager.default.createDirectory(
@@ -51,6 +62,49 @@ final class OutputFile {
             decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         descriptor = made
         buffer.reserveCapacity(1 << 16)
+    }
+
+    /// The descriptor to write to for a path that names a descriptor or something other than
+    /// a file (a pipe, a terminal, `/dev/null`), or `nil` for a file. A temporary file renamed
+    /// over `/dev/stdout` replaced the link with a file (as root), and one beside
+    /// `/dev/fd/63` could not be made.
+    private static func directDescriptor(_ path: String) throws(Diagnostic) -> Int32? {
+        let namesDescriptor =
+            path == "/dev/stdout" || path == "/dev/stderr" || path.hasPrefix("/dev/fd/")
+            || path.hasPrefix("/proc/self/fd/")
+        var info = stat()
+        guard
+            namesDescriptor
+                || (stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG
+                    && info.st_mode & S_IFMT != S_IFDIR)
+        else { return nil }
+        // Appending: after what the shell's redirection holds (`{ echo; taskcal …; } > f`).
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw Diagnostic(
+                .error, Location(file: path),
+                "cannot open the output: \(String(cString: strerror(errno)))", code: .io)
+        }
+        return descriptor
+    }
+
+    /// The file a symbolic link leads to (the link stays and the file is written anew), or
+    /// `path` when it is no link.
+    private static func resolvingLink(_ path: String) -> String {
+        var path = path
+        // A link to a file not made yet leads to where it will be; a loop ends somewhere.
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
+                let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+            else { break }
+            path =
+                destination.hasPrefix("/")
+                ? destination
+                : URL(fileURLWithPath: path).deletingLastPathComponent()
+                    .appendingPathComponent(destination).path
+        }
+        return path
     }
 
     /// An output that counts the bytes written (``written``) and keeps none.
@@ -190,6 +244,7 @@ final class OutputFile {
     func commit() throws(Diagnostic) {
         try flush()
         done = true
+        if ownsDescriptor { close(descriptor) }
         guard let target, let temporary else { return }
         if fsync(descriptor) != 0 || close(descriptor) != 0 || rename(temporary, target) != 0 {
             let reason = String(cString: strerror(errno))
@@ -203,6 +258,7 @@ final class OutputFile {
         guard !done else { return }
         done = true
         buffer.removeAll()
+        if ownsDescriptor { close(descriptor) }
         if let temporary {
             close(descriptor)
             unlink(temporary)
