@@ -89,6 +89,8 @@ def shapes():
         for j in range(58000)) + "\r\n"))
     s["orphan-overrides"] = ("orphans.ics", fill(lambda i: event(
         f"gone-{i % 7}", extra=f"RECURRENCE-ID:2024{1 + i % 12:02}{1 + i % 28:02}T{i % 24:02}0000Z\r\n")))
+    s["revisions"] = ("revisions.ics", fill(lambda i: event(
+        "one-uid", extra=f"SEQUENCE:{i % 97}\r\n")))
     s["zone-rules"] = ("zones.ics", fill(lambda i: hostile_zone(
         "RRULE:FREQ=SECONDLY\r\n").replace("Hostile", f"H{i}") + event(i).replace(
         "DTSTART:20240101T100000Z", f"DTSTART;TZID=H{i}:20240101T100000")))
