@@ -54,7 +54,8 @@ struct UIDSchemeTests {
     func notOurs() {
         for uid in [
             "", "taskcal-", "taskcal-@x", "taskcal-7", "taskcal-7@", "taskcal-07@x", "taskcal--0@x",
-            "taskcal-9223372036854775808@x", "taskcal-7-abc@x", "taskcal-7-0123456789abcdeg@x",
+            "taskcal-9223372036854775808@x", "taskcal--9223372036854775809@x",
+            "taskcal-9999999999999999999@x", "taskcal-7-abc@x", "taskcal-7-0123456789abcdeg@x",
             "TASKCAL-7@x", "event-7@taskcal.invalid", "taskcal-x7@x",
         ] {
             #expect(Self.scheme.parse(uid) == nil, "\(uid)")
