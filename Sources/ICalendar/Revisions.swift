@@ -64,6 +64,7 @@ public struct Revisions: Sendable {
         }
         var hashes = Scanner(mode: .hashes, hashMask: hashMask)
         read(lines, into: &hashes)
+        // (A rewind fails only if seeking the file that could seek a moment ago fails.)
         guard !hashes.repeated.isEmpty, lines.rewind() else { return Revisions() }
         var scanner = Scanner(mode: .whole(hashes.repeated), hashMask: hashMask)
         read(lines, into: &scanner)
