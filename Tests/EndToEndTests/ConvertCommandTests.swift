@@ -174,6 +174,17 @@ struct ConvertCommandTests {
         let descriptor = try cli.run(["convert", sample, "-o", "/dev/fd/1", "--to", "ics", "-q"])
         #expect(descriptor.status == 0, "\(descriptor.stderr)")
         #expect(descriptor.stdout == expected)
+
+        // A device (a null device of our own, where making one is allowed, as root): it
+        // stays a device. (/dev/null renamed over became a regular file root owned, and
+        // every other user's `> /dev/null` failed.)
+        let device = cli.path("null")
+        // Major 1, minor 3 (glibc's makedev is a macro Swift does not see).
+        if mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0 {
+            #expect(
+                try cli.run(["convert", sample, "-o", device, "--to", "ics", "-q"]).status == 0)
+            #expect(lstat(device, &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+        }
     }
 
     @Test("NDJSON streams both ways and keeps order")
