@@ -182,11 +182,11 @@ public struct Revisions: Sendable {
                 folding = nil
                 return
             }
-            take(line, at: number)
+            take(line, first: first, at: number)
         }
 
-        mutating func take(_ line: UnsafeBufferPointer<UInt8>, at number: Int) {
-            guard let first = line.first else { return }
+        /// Takes a line beginning with `first` that can matter.
+        mutating func take(_ line: UnsafeBufferPointer<UInt8>, first: UInt8, at number: Int) {
             if first == 0x20 || first == 0x09 {
                 // A folded line continues the value of the property before it.
                 guard current != nil else { return }
@@ -246,12 +246,13 @@ public struct Revisions: Sendable {
 
         /// Notes a finished component: its hash, or the component whole.
         mutating func keep(_ done: Current) {
-            let hash = keyHash(done)
             switch mode {
             case .hashes:
+                let hash = keyHash(done)
                 if !seen.insert(hash) { repeated.insert(hash) }
             case .whole(let chosen):
-                guard chosen?.contains(hash) ?? true else { return }
+                // Every component when there is no choice (a pipe): no hash needed.
+                if let chosen, !chosen.contains(keyHash(done)) { return }
                 let key = Key(
                     kind: done.kind, uid: uid,
                     recurrenceID: done.hasRecurrenceID ? recurrenceID : nil)
