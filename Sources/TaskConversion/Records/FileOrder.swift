@@ -12,7 +12,10 @@ struct FileOrder {
     /// known by the id (making and hashing its 45-byte String for every record was a sixth
     /// of the main thread's work when reading an .ics on two cores), any other by its text.
     private var derivedUIDs: [Int64: Int] = [:]
-    private var uids: [String: Int] = [:]
+    private var uids: FirstLines
+
+    /// `hashMask` cuts the keys' hashes (tests make them collide).
+    init(hashMask: Int = ~0) { uids = FirstLines(hashMask: hashMask) }
 
     /// Orders `record`; a warning when its UID was renamed.
     mutating func order(_ record: inout TaskRecord, location: Location, scheme: UIDScheme)
@@ -35,10 +38,7 @@ struct FileOrder {
             let uid = record.uid ?? scheme.uid(for: record.id)
             // The UID alone unless the record is one occurrence (no empty String appended).
             let key = record.recurrenceID.map { uid + "@\($0)" } ?? uid
-            guard let seen = uids[key] else {
-                uids[key] = line
-                return nil
-            }
+            guard let seen = uids.first(key, line: line) else { return nil }
             first = seen
         }
         let uid = record.uid ?? scheme.uid(for: record.id)
@@ -57,9 +57,63 @@ struct FileOrder {
     /// from one id or both are the same other text (a derived UID is never kept as text).
     private static func derivedID(of record: TaskRecord, scheme: UIDScheme) -> Int64? {
         guard let uid = record.uid else { return record.id }
-        guard uid.utf8.starts(with: "taskcal-".utf8), let parsed = scheme.parse(uid),
-            parsed.isDerived
-        else { return nil }
+        // (parse looks at the prefix first; a generic `starts(with:)` on the UTF-8 view
+        // before it cost more than the parse of most UIDs.)
+        guard let parsed = scheme.parse(uid), parsed.isDerived else { return nil }
         return parsed.id
+    }
+}
+
+/// The line of the first record of each key, for keys read as text (UIDs not derived from an
+/// id), compared as bytes. Almost every key comes once, so a key costs one hash of its bytes
+/// and a place in one array (holding the String the record holds, not a copy): a
+/// `[String: Int]` hashed each key again on every growth and twice for a new one (together 4%
+/// of reading an .ics of foreign UIDs on one core).
+struct FirstLines {
+    /// A key's place: its hash (0: free), the line, the key.
+    private struct Place {
+        var hash = 0
+        var line = 0
+        var key = ""
+    }
+
+    private var places = [Place](repeating: Place(), count: 1 << 10)
+    private var count = 0
+    private let hashMask: Int
+
+    init(hashMask: Int = ~0) { self.hashMask = hashMask }
+
+    /// The line `key` was first seen on, or `nil` when it is new (noted now, with `line`).
+    mutating func first(_ key: String, line: Int) -> Int? {
+        var key = key
+        var hasher = Hasher()
+        key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        // 0 marks a free place: a hash of 0 is kept as 1 (the bytes decide).
+        let hash = hasher.finalize() & hashMask
+        let wanted = hash == 0 ? 1 : hash
+        let mask = places.count - 1
+        var index = wanted & mask
+        while places[index].hash != 0 {
+            if places[index].hash == wanted, places[index].key.utf8.elementsEqual(key.utf8) {
+                return places[index].line
+            }
+            index = (index + 1) & mask
+        }
+        places[index] = Place(hash: wanted, line: line, key: key)
+        count += 1
+        if count * 2 > places.count { grow() }
+        return nil
+    }
+
+    /// Twice the places, each moved by the hash it keeps (no key hashed again).
+    private mutating func grow() {
+        var larger = [Place](repeating: Place(), count: places.count * 2)
+        let mask = larger.count - 1
+        for place in places where place.hash != 0 {
+            var index = place.hash & mask
+            while larger[index].hash != 0 { index = (index + 1) & mask }
+            larger[index] = place
+        }
+        places = larger
     }
 }
