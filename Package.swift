@@ -103,6 +103,8 @@ let package = Package(
             dependencies: [
                 "SystemCrypto", "TaskConversion", "TaskModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API as GRDB links it: an add binds its values directly.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // The team diary on a PostgreSQL server, apart so that the SQLite diary does not
@@ -203,6 +205,8 @@ let package = Package(
             dependencies: [
                 "Diary", "TaskModel", "TestPostgres", "SystemCrypto",
                 .target(name: "PostgresDiary", condition: postgres),
+                // To read the columns an add stored, apart from the diary's own reading.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

@@ -319,6 +319,9 @@ public final class SQLiteDiary: DiaryStore {
                 ORDER BY date_start DESC, date_finish DESC LIMIT 1), 0)
         """
 
+    /// SQL for ``prelude(for:_:)``: ``freshIDQuery``, then ``wayQuery``.
+    private static let preludeQuery = freshIDQuery + "\nUNION ALL\n" + wayQuery
+
     /// Notes that ids up to `id` were given.
     private static func noteGiven(_ id: Int64, _ db: Database) throws {
         try db.cachedStatement(
@@ -580,18 +583,22 @@ public final class SQLiteDiary: DiaryStore {
     }
 
     private static func insert(_ record: TaskRecord, _ db: Database) throws {
-        try db.cachedStatement(
+        let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO entry (id, occurrence, date_start, date_finish, name, description, occupies, repeats, record)
                 VALUES (?, coalesce(?, \(entryItself)), ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [
-                record.id, record.recurrenceID, record.dateStart, record.dateFinish, record.name,
-                record.description,
-                record.occupiesTime && record.recurrence == nil, record.recurrence != nil,
-                record.jsonLine,
-            ])
+                """)
+        try BoundStatement.run(statement) { values in
+            values.bind(record.id)
+            values.bind(record.recurrenceID)
+            values.bind(record.dateStart)
+            values.bind(record.dateFinish)
+            values.bind(record.name)
+            values.bind(record.description)
+            values.bind(record.occupiesTime && record.recurrence == nil)
+            values.bind(record.recurrence != nil)
+            values.bind(record.jsonLine)
+        }
     }
 
     /// What an add needs to know before it inserts, in one statement: the next fresh id, and
@@ -602,16 +609,23 @@ public final class SQLiteDiary: DiaryStore {
     private static func prelude(for record: TaskRecord, _ db: Database) throws -> (
         fresh: Int64, clear: Bool
     ) {
-        // Two rows of one integer each, read without a Row: the fresh id, then whether a habit
-        // starts before the end (2) and whether the single entry before is in the way (1).
-        let values = try Int64.fetchAll(
-            db.cachedStatement(sql: freshIDQuery + "\nUNION ALL\n" + wayQuery),
-            arguments: [record.id, record.dateFinish, record.dateStart])
-        guard values.count == 2 else { return (try freshID(db), false) }
-        let fresh = values[0]
+        // Two rows of one integer each: the fresh id, then whether a habit starts before the
+        // end (2) and whether the single entry before is in the way (1).
+        var values: (fresh: Int64, way: Int64) = (0, 0)
+        var rows = 0
+        try BoundStatement.run(db.cachedStatement(sql: preludeQuery)) { arguments in
+            arguments.bind(record.id)
+            arguments.bind(record.dateFinish)
+            arguments.bind(record.dateStart)
+        } read: { row in
+            if rows == 0 { values.fresh = row.int64(0) } else { values.way = row.int64(0) }
+            rows += 1
+        }
+        guard rows == 2 else { return (try freshID(db), false) }
+        let fresh = values.fresh
         guard record.occupiesTime else { return (fresh, true) }
-        let habitBefore = values[1] & 2 != 0
-        let singleInTheWay = values[1] & 1 != 0
+        let habitBefore = values.way & 2 != 0
+        let singleInTheWay = values.way & 1 != 0
         return (fresh, record.recurrence == nil && !habitBefore && !singleInTheWay)
     }
 
