@@ -63,7 +63,7 @@ struct Convert: ParsableCommand {
             "Input files (- for standard input). Several inputs go into one output, in order."))
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: .tr("Output file (- for standard output, the default)."))
+    @Option(name: .shortAndLong, help: .tr("Output file (- for standard output)."))
     var output: String = "-"
 
     @Option(
@@ -77,12 +77,17 @@ struct Convert: ParsableCommand {
     var outputDir: String?
 
     @Option(
+        name: .customLong("jobs"),
         help:
             .tr(
                 "Files converted at once in batch mode, and threads parsing one large .ics or decoding NDJSON (default: the number of cores)."
             )
     )
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    var jobsOption: Int?
+
+    /// `--jobs`, else the number of cores. Not the option's default value: help would print
+    /// this machine's count beside the words that say it.
+    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Flag(help: .tr("Batch mode: replace outputs that exist (default: skip them)."))
     var force = false
@@ -179,7 +184,7 @@ struct Convert: ParsableCommand {
     @Option(
         help:
             .tr(
-                "Domain of the UIDs derived from ids (taskcal-ID-HASH@DOMAIN; default taskcal.invalid)."
+                "Domain of the UIDs derived from ids (taskcal-ID-HASH@DOMAIN)."
             )
     )
     var uidDomain: String = UIDScheme.defaultDomain

@@ -248,7 +248,7 @@ extension DiaryCommand {
             false
         @Option(
             help: ArgumentHelp(
-                tr("Alarms older than this are not fired but counted as missed (default 1d)."),
+                tr("Alarms older than this are not fired but counted as missed."),
                 valueName: "duration"))
         var catchUp: String = "1d"
         @Option(help: .hidden) var now: String?

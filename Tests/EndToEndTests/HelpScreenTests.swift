@@ -29,6 +29,37 @@ func helpScreenProblems(_ text: String, width: Int) -> [String] {
             problems.append("an example wrapped: '\(line)' then '\(next)'")
         }
     }
+    return problems + repeatedDefaults(lines)
+}
+
+/// Options whose help gives their default in words and then again in the parser's own
+/// "(default: …)", which it adds for an option with a default value ("the number of cores.
+/// (default: 2)" says one thing twice, the second true of one machine only).
+private func repeatedDefaults(_ lines: [String]) -> [String] {
+    var problems: [String] = []
+    var option: String?
+    func finish() {
+        defer { option = nil }
+        guard let option, option.hasSuffix(")") else { return }
+        for (marker, word) in [("(default: ", "default"), ("(по умолчанию: ", "умолчанию")] {
+            guard let parsers = option.range(of: marker, options: .backwards) else { continue }
+            if option[..<parsers.lowerBound].localizedCaseInsensitiveContains(word) {
+                problems.append("the default said twice: '\(option)'")
+            }
+        }
+    }
+    for line in lines {
+        let indent = line.prefix { $0 == " " }.count
+        if indent == 2, line.dropFirst(2).hasPrefix("-") {
+            finish()
+            option = line.trimmed
+        } else if indent >= 20, let text = option {
+            option = text + " " + line.trimmed
+        } else {
+            finish()
+        }
+    }
+    finish()
     return problems
 }
 
@@ -38,7 +69,7 @@ extension String {
 
 @Suite("Help screens read cleanly at 80 columns, in English and Russian")
 struct HelpScreenTests {
-    @Test("the check finds what spoiled the screens before: hand-wrapped text, a broken example")
+    @Test("the check finds what spoiled screens: hand-wrapped text, broken examples, defaults")
     func checkFindsProblems() {
         let before = """
             Exit codes: 0 success; 1 the command found what it reports (an invalid file
@@ -55,12 +86,28 @@ struct HelpScreenTests {
         #expect(problems.contains { $0.hasPrefix("a word alone inside a paragraph: 'or'") })
         #expect(problems.contains { $0.hasPrefix("an example wrapped") })
         #expect(helpScreenProblems("  taskcal a \\\n\n", width: 80).count == 1)
+        let twice = """
+            OPTIONS:
+              --jobs <jobs>           Threads for one large .ics (default: the number of
+                                      cores). (default: 2)
+              --force                 Replace outputs that exist (default: skip them).
+              --uid-domain <uid-domain>
+                                      Domain of the UIDs (по умолчанию taskcal.invalid). (по
+                                      умолчанию: taskcal.invalid)
+              -o, --output <output>   Output file. (default: -)
+            """
+        let found = helpScreenProblems(twice, width: 80)
+        #expect(found.count == 2, "\(found)")
+        #expect(found.first?.hasPrefix("the default said twice: '--jobs <jobs> ") == true)
+        #expect(found.last?.hasSuffix("(по умолчанию: taskcal.invalid)'") == true)
         #expect(
             helpScreenProblems("Text that is fine.\n\n  taskcal a \\\n      --b", width: 80).isEmpty
         )
     }
 
-    @Test("every command's --help at 80 columns: paragraphs the parser wraps, examples that paste")
+    @Test(
+        "every command's --help at 80 columns: paragraphs the parser wraps, examples that paste, each default once"
+    )
     func everyCommand() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
