@@ -88,9 +88,8 @@ struct CalDAVCommand: ParsableCommand {
             abstract: tr("List the calendars at an address (a server, a user's home, a calendar)."))
         @OptionGroup var server: ServerOptions
         @Argument(help: .tr("The address: https://[USER@]HOST/PATH.")) var url: String
-        @Option(help: .tr("text for people (default), json for scripts.")) var format:
-            ReportFormat =
-                .text
+        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat =
+            .text
 
         func run() throws {
             let address = try server.address(url)

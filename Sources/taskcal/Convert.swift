@@ -17,7 +17,7 @@ enum RevisionReading: String, ExpressibleByArgument, CaseIterable {
 
     /// The option's help, the same for every command that reads .ics.
     static let help = ArgumentHelp(
-        tr("Components that share a UID: newest (default) or all."),
+        tr("What becomes of components that share a UID."),
         discussion: tr(
             "newest: the one with the highest SEQUENCE, then the latest DTSTAMP, is the event, as RFC 5546 says and a CalDAV server keeps it; the others are kept with the calendar as written. all: each is an event of its own, under a UID of its own."
         ))
@@ -128,7 +128,7 @@ struct Convert: ParsableCommand {
         name: [.customLong("input-format"), .customLong("from")],
         help:
             .tr(
-                "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar (--from is the same)."
+                "Input format when the name does not tell it (--from is the same)."
             )
     )
     var from: Format?
@@ -136,7 +136,7 @@ struct Convert: ParsableCommand {
     @Option(
         help:
             .tr(
-                "Output format when the name does not tell it: json, ndjson, ics, jcal or jscalendar. Default: the other family (JSON → ics, ics → json)."
+                "Output format when the name does not tell it. Default: the other family (JSON → ics, ics → json)."
             )
     )
     var to: Format?
@@ -269,7 +269,7 @@ struct Convert: ParsableCommand {
         name: .customLong("for"),
         help: ArgumentHelp(
             tr(
-                "Shape the .ics for the app it goes into: google, outlook, apple, thunderbird, caldav, or any (every reader)."
+                "Shape the .ics for the app it goes into; any suits every reader at once."
             ),
             discussion:
                 tr(
@@ -515,7 +515,7 @@ struct Validate: ParsableCommand {
         name: [.customLong("input-format"), .customLong("from")],
         help:
             .tr(
-                "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar (--from is the same)."
+                "Input format when the name does not tell it (--from is the same)."
             )
     )
     var from: Format?
@@ -531,7 +531,7 @@ struct Validate: ParsableCommand {
 
     @Option(help: RevisionReading.help) var revisions: RevisionReading = .newest
 
-    @Option(help: .tr("text for people (default), json for scripts."))
+    @Option(help: .tr("text for people, json for scripts."))
     var format: ReportFormat = .text
 
     @Flag(name: .shortAndLong, help: .tr("Print only problems."))

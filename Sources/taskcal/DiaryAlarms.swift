@@ -184,7 +184,7 @@ extension DiaryCommand {
         @OptionGroup var options: StoreOptions
         @Option(help: .tr("From this time (default: now).")) var from: String?
         @Option(help: .tr("Until this time (default: 7 days after --from).")) var to: String?
-        @Option(help: .tr("text or json.")) var format: ReportFormat = .text
+        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
 
         func run() throws {
             let time = options.time

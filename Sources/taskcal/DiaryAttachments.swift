@@ -83,7 +83,7 @@ extension DiaryCommand {
         @OptionGroup var options: StoreOptions
         @Argument(help: .tr("The entry's id (a subtask's too)."), completion: EntryIDs.completion)
         var id: Int64
-        @Option(help: .tr("text or json.")) var format: ReportFormat = .text
+        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
 
         func run() throws {
             let record = try options.locate(id).record

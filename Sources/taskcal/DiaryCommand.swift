@@ -204,7 +204,7 @@ struct DiaryCommand: ParsableCommand {
                 """))
         @OptionGroup var options: StoreOptions
         @OptionGroup var free: FreeTimeOptions
-        @Option(help: .tr("text for people (default), json for scripts."))
+        @Option(help: .tr("text for people, json for scripts."))
         var format: ReportFormat = .text
 
         func validate() throws { _ = try free.window(in: options.time) }
@@ -233,7 +233,7 @@ struct DiaryCommand: ParsableCommand {
         @OptionGroup var statistics: StatisticsOptions
         @Option(
             help: .tr(
-                "text for people (default), json for scripts; svg or html, a picture (stats, month and overlaps)."
+                "text for people, json for scripts; svg or html, a picture (stats, month and overlaps)."
             ))
         var format: ReportOutput = .text
 
@@ -309,7 +309,7 @@ struct DiaryCommand: ParsableCommand {
         @Option(help: .tr("The id to use (default: the next free one).")) var id: Int64?
         @Option(
             help: ArgumentHelp(
-                tr("Make it a habit: repeat daily, weekly, monthly or yearly."),
+                tr("Make it a habit, repeated at this interval."),
                 discussion:
                     tr(
                         "Each occurrence is checked for overlaps, against single entries and other habits (two habits that never end are compared for two years). Times step in --tz (default: local), so 09:00 stays 09:00 across daylight-saving changes."
@@ -598,7 +598,7 @@ struct DiaryCommand: ParsableCommand {
                 """))
         @OptionGroup var options: StoreOptions
         @Argument(help: .tr("The entry's id."), completion: EntryIDs.completion) var id: Int64
-        @Option(help: .tr("text or json.")) var format: ReportFormat = .text
+        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
 
         func run() throws {
             let store = try options.open()
@@ -848,7 +848,7 @@ struct DiaryCommand: ParsableCommand {
         @Option(
             help:
                 .tr(
-                    "Format of the inputs when the names do not tell it: json, ndjson, ics, jcal or jscalendar."
+                    "Format of the inputs when the names do not tell it."
                 )
         )
         var inputFormat: Format?

@@ -188,7 +188,7 @@ extension DiaryCommand {
                 )
         )
         var search: String?
-        @Option(help: .tr("text for people (default), json for scripts."))
+        @Option(help: .tr("text for people, json for scripts."))
         var format: ReportFormat = .text
 
         /// One line of the day.

@@ -45,9 +45,8 @@ extension DiaryCommand {
         @Option(help: .tr("Decide conflicts: local (the diary's version wins) or remote."))
         var prefer: SyncPreference?
         @Flag(help: .tr("Say what would be done, and do nothing.")) var dryRun = false
-        @Option(help: .tr("text for people (default), json for scripts.")) var format:
-            ReportFormat =
-                .text
+        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat =
+            .text
 
         func run() throws {
             let address = try server.address(url)

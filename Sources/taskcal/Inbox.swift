@@ -172,7 +172,7 @@ struct Inbox: ParsableCommand {
             abstract: tr("List the invitations and what each would collide with."))
         @OptionGroup var options: Options
         @Argument(help: .tr("Invitation .ics files, or folders of them.")) var paths: [String]
-        @Option(help: .tr("text or json.")) var format: ReportFormat = .text
+        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
 
         func run() throws {
             let time = options.store.time

@@ -46,13 +46,13 @@ struct Lint: ParsableCommand {
 
     @Option(
         name: .customLong("for"),
-        help: .tr("The app: google, outlook, apple, thunderbird, caldav or any (every reader)."))
+        help: .tr("The app; any stands for every reader at once."))
     var app: CalendarApp
 
     @Option(
         name: [.customLong("input-format"), .customLong("from")],
         help: .tr(
-            "Input format when the name does not tell it: json, ndjson, ics, jcal or jscalendar."))
+            "Input format when the name does not tell it."))
     var from: Format?
 
     @Option(
@@ -61,7 +61,7 @@ struct Lint: ParsableCommand {
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
-    @Option(help: .tr("text for people (default), json for scripts."))
+    @Option(help: .tr("text for people, json for scripts."))
     var format: ReportFormat = .text
 
     func validate() throws {

@@ -31,7 +31,7 @@ struct ReportInputs: ParsableArguments {
     @Option(
         help:
             .tr(
-                "Format of the inputs when the names do not tell it (standard input): json, ndjson, ics, jcal or jscalendar."
+                "Format of the inputs when the names do not tell it (standard input)."
             )
     )
     var inputFormat: Format?
@@ -53,7 +53,7 @@ struct ReportInputs: ParsableArguments {
     @Option(
         name: .customLong("format"),
         help: .tr(
-            "text for people (default), json for scripts; svg or html, a picture (stats, month and overlaps)."
+            "text for people, json for scripts; svg or html, a picture (stats, month and overlaps)."
         ))
     var output: ReportOutput = .text
 

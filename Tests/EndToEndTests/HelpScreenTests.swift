@@ -32,20 +32,35 @@ func helpScreenProblems(_ text: String, width: Int) -> [String] {
     return problems + repeatedDefaults(lines)
 }
 
-/// Options whose help gives their default in words and then again in the parser's own
-/// "(default: …)", which it adds for an option with a default value ("the number of cores.
-/// (default: 2)" says one thing twice, the second true of one machine only).
+/// Options whose help says in words what the parser adds on its own: their default, before
+/// its "(default: …)" ("the number of cores. (default: 2)" says one thing twice, the second
+/// true of one machine only), or their values as a list ("json, ndjson or ics. (values: json,
+/// ndjson, ics)").
 private func repeatedDefaults(_ lines: [String]) -> [String] {
     var problems: [String] = []
     var option: String?
     func finish() {
         defer { option = nil }
         guard let option, option.hasSuffix(")") else { return }
-        for (marker, word) in [("(default: ", "default"), ("(по умолчанию: ", "умолчанию")] {
-            guard let parsers = option.range(of: marker, options: .backwards) else { continue }
+        for (marker, word) in [("default: ", "default"), ("по умолчанию: ", "умолчанию")] {
+            // "(default: …)", or "(values: …; default: …)".
+            guard let parsers = option.range(of: marker, options: .backwards),
+                ["(", "; "].contains(where: { option[..<parsers.lowerBound].hasSuffix($0) })
+            else { continue }
             if option[..<parsers.lowerBound].localizedCaseInsensitiveContains(word) {
                 problems.append("the default said twice: '\(option)'")
             }
+        }
+        guard
+            let parsers = option.range(of: "(values: ", options: .backwards)
+                ?? option.range(of: "(значения: ", options: .backwards)
+        else { return }
+        let values = option[parsers.upperBound...].prefix { $0 != ")" && $0 != ";" }
+            .components(separatedBy: ", ")
+        guard values.count > 1, let last = values.last else { return }
+        let head = values.dropLast().joined(separator: ", ")
+        if [" or ", ", or ", " или "].contains(where: { option.contains(head + $0 + last) }) {
+            problems.append("the values listed twice: '\(option)'")
         }
     }
     for line in lines {
@@ -95,11 +110,14 @@ struct HelpScreenTests {
                                       Domain of the UIDs (по умолчанию taskcal.invalid). (по
                                       умолчанию: taskcal.invalid)
               -o, --output <output>   Output file. (default: -)
+              --to <to>               Output format: json, ndjson or ics. (values: json,
+                                      ndjson, ics)
             """
         let found = helpScreenProblems(twice, width: 80)
-        #expect(found.count == 2, "\(found)")
+        #expect(found.count == 3, "\(found)")
+        #expect(found.contains { $0.hasPrefix("the values listed twice: '--to <to> ") })
         #expect(found.first?.hasPrefix("the default said twice: '--jobs <jobs> ") == true)
-        #expect(found.last?.hasSuffix("(по умолчанию: taskcal.invalid)'") == true)
+        #expect(found.contains { $0.hasSuffix("(по умолчанию: taskcal.invalid)'") })
         #expect(
             helpScreenProblems("Text that is fine.\n\n  taskcal a \\\n      --b", width: 80).isEmpty
         )
