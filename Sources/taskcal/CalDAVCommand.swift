@@ -169,8 +169,14 @@ struct CalDAVCommand: ParsableCommand {
         @OptionGroup var server: ServerOptions
         @Argument(help: .tr("Task files, then the calendar's address.")) var arguments: [String]
         @Option(help: .tr("Input format when the names do not tell it.")) var inputFormat: Format?
-        @Option(help: .tr("IANA zone for floating times of .ics inputs.")) var tz: String?
-        @Option(help: .tr("What derived UIDs are unique to (default: each file's name)."))
+        @Option(
+            help: ArgumentHelp(
+                tr("IANA zone for floating times of .ics inputs."), valueName: "zone"))
+        var tz: String?
+        @Option(
+            help: ArgumentHelp(
+                tr("What derived UIDs are unique to (default: each file's name)."),
+                valueName: "text"))
         var uidNamespace: String?
         @Flag(help: .tr("Say what would be sent, and send nothing."))
         var dryRun = false
@@ -269,9 +275,15 @@ struct CalDAVCommand: ParsableCommand {
             Format?
         @Option(help: .tr("Only what touches this time or later.")) var from: String?
         @Option(help: .tr("Only what touches times before this.")) var to: String?
-        @Option(help: .tr("IANA zone for --from/--to and for floating times (default: local)."))
+        @Option(
+            help: ArgumentHelp(
+                tr("IANA zone for --from/--to and for floating times (default: local)."),
+                valueName: "zone"))
         var tz: String?
-        @Option(help: .tr("What derived UIDs are unique to (as convert --uid-namespace)."))
+        @Option(
+            help: ArgumentHelp(
+                tr("What derived UIDs are unique to (as convert --uid-namespace)."),
+                valueName: "text"))
         var uidNamespace: String?
 
         func validate() throws {

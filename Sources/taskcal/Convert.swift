@@ -521,8 +521,11 @@ struct Validate: ParsableCommand {
     var from: Format?
 
     @Option(
-        help: .tr(
-            "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local)."),
+        help: ArgumentHelp(
+            tr(
+                "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local)."
+            ),
+            valueName: "zone"),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 

@@ -26,7 +26,9 @@ struct StoreOptions: ParsableArguments {
     var store: String?
 
     @Option(
-        help: .tr("IANA zone for times on the command line and in text output (default: local)."),
+        help: ArgumentHelp(
+            tr("IANA zone for times on the command line and in text output (default: local)."),
+            valueName: "zone"),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
@@ -316,7 +318,10 @@ struct DiaryCommand: ParsableCommand {
                     )
             ))
         var `repeat`: Frequency?
-        @Option(help: .tr("With --repeat weekly: the weekdays, such as MO,WE,FR.")) var on: String?
+        @Option(
+            help: ArgumentHelp(
+                tr("With --repeat weekly: the weekdays, such as MO,WE,FR."), valueName: "weekdays"))
+        var on: String?
         @Option(help: .tr("With --repeat: the last day or time it may occur.")) var until: String?
         @Option(help: .tr("With --repeat: how many times it occurs.")) var count: Int?
         @Option(

@@ -46,7 +46,7 @@ struct Lint: ParsableCommand {
 
     @Option(
         name: .customLong("for"),
-        help: .tr("The app; any stands for every reader at once."))
+        help: ArgumentHelp(tr("The app; any stands for every reader at once."), valueName: "app"))
     var app: CalendarApp
 
     @Option(
@@ -56,8 +56,11 @@ struct Lint: ParsableCommand {
     var from: Format?
 
     @Option(
-        help: .tr(
-            "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local)."),
+        help: ArgumentHelp(
+            tr(
+                "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local)."
+            ),
+            valueName: "zone"),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 

@@ -23,8 +23,9 @@ enum ReportOutput: String, ExpressibleByArgument, CaseIterable {
 /// What every report reads: input files, their format, and the zone to show times in.
 struct ReportInputs: ParsableArguments {
     @Option(
-        help: .tr(
-            "IANA zone to show times in and to read floating .ics times in (default: local)."),
+        help: ArgumentHelp(
+            tr("IANA zone to show times in and to read floating .ics times in (default: local)."),
+            valueName: "zone"),
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 

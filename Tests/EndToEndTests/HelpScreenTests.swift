@@ -124,24 +124,41 @@ struct HelpScreenTests {
     }
 
     @Test(
-        "every command's --help at 80 columns: paragraphs the parser wraps, examples that paste, each default once"
+        "every command's --help at 80 columns: paragraphs the parser wraps, examples that paste, each default once, one name for each option's value"
     )
     func everyCommand() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
         let paths = try cli.commandPaths()
         #expect(paths.count > 35)
+        // Each option's value named alike everywhere (--tz <zone>, --for <app>): the commands
+        // where it says so. --from and --on are two options each, as scripts already use
+        // them: a format (convert, lint, validate) or a time (the reports, diary list); a
+        // habit's weekdays (diary add) or a day (diary done, undo).
+        var valueNames: [String: [String: [String]]] = [:]
+        let valueName = try Regex(#"(--[a-z-]+) <([^>]+)>"#)
         for language in ["C.UTF-8", "ru_RU.UTF-8"] {
             for path in paths {
                 let shown = try cli.run(
                     path + ["--help"],
                     environment: ["COLUMNS": "80", "LANG": language, "LC_ALL": language])
                 #expect(shown.status == 0)
+                for match in shown.stdout.matches(of: valueName) where language == "C.UTF-8" {
+                    let option = String(shown.stdout[match.output[1].range!])
+                    let value = String(shown.stdout[match.output[2].range!])
+                    guard option != "--from" && option != "--on" else { continue }
+                    valueNames[option, default: [:]][value, default: []].append(
+                        path.joined(separator: " "))
+                }
                 let problems = helpScreenProblems(shown.stdout, width: 80)
                 #expect(
                     problems.isEmpty,
                     "taskcal \(path.joined(separator: " ")) --help (\(language)): \(problems)")
             }
+        }
+        #expect(valueNames["--tz"]?.keys.sorted() == ["zone"])
+        for (option, names) in valueNames {
+            #expect(names.count == 1, "\(option) names its value differently: \(names)")
         }
         // A narrow screen: paragraphs still wrap whole (the parser's own wrapping only).
         let narrow = try cli.run(["diary", "--help"], environment: ["COLUMNS": "60"])
