@@ -1,12 +1,12 @@
 // Built with the CalDAV trait only (Package.swift): without it, this module is empty.
 #if CalDAV
 
+import Locking
 import AsyncHTTPClient
 import Foundation
 import WebDAV
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// An answer of the server.
 struct DAVAnswer: Sendable {
@@ -31,8 +31,8 @@ final class DAVClient: Sendable {
     let timeout: TimeAmount
     /// Credentials by host, found once; a host whose answer asked for them gets them from then
     /// on without asking again.
-    private let known = Mutex<[String: Credentials?]>([:])
-    private let asked = Mutex<Set<String>>([])
+    private let known = Locked<[String: Credentials?]>([:])
+    private let asked = Locked<Set<String>>([])
 
     /// The largest answer read (a calendar of a few hundred megabytes).
     static let maximumBody = 512 << 20

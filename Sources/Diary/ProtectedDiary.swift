@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TaskConversion
 import TaskModel
 
@@ -23,8 +23,8 @@ public final class ProtectedDiary: DiaryStore {
     public let keyring: Keyring
     /// Whether reads open protected entries.
     public let reveal: Bool
-    private let unlocked = Mutex<DiaryKey?>(nil)
-    private let known = Mutex<DiaryProtection??>(nil)
+    private let unlocked = Locked<DiaryKey?>(nil)
+    private let known = Locked<DiaryProtection??>(nil)
 
     /// Protects `base`; with `reveal`, reads open protected entries with the key.
     public init(_ base: any DiaryStore, keyring: Keyring = Keyring(), reveal: Bool = false) {

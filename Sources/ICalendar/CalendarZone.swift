@@ -1,5 +1,5 @@
 import CLibical
-import Synchronization
+import Locking
 
 /// A time zone to place wall-clock times in: UTC, a zone of the system's tz database, or one
 /// that a `VTIMEZONE` of a file defines.
@@ -115,7 +115,7 @@ final class DefinedZone: Sendable, Hashable {
     /// The definition as libical prints it: what makes two definitions the same zone.
     let text: String
     /// The libical zone's address; only ever used under this lock.
-    private let zone: Mutex<UInt>
+    private let zone: Locked<UInt>
 
     init(_ definition: Component) throws(ICalendarError) {
         Libical.ensureReady()
@@ -137,7 +137,7 @@ final class DefinedZone: Sendable, Hashable {
         }
         self.tzid = tzid
         self.text = definition.serialized()
-        self.zone = Mutex(UInt(bitPattern: zone))
+        self.zone = Locked(UInt(bitPattern: zone))
     }
 
     deinit {

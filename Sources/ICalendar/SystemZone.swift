@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A time zone of the system's tz database (Debian's `tzdata`: `/usr/share/zoneinfo`, or
 /// `$TZDIR`), read from its compiled TZif file (RFC 8536).
@@ -40,7 +40,7 @@ public struct SystemZone: Sendable, Hashable {
         return loaded
     }
 
-    private static let cache = Mutex<[String: SystemZone?]>([:])
+    private static let cache = Locked<[String: SystemZone?]>([:])
 
     /// Where the compiled zone files are.
     static var directory: String {

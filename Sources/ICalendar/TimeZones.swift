@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Time zone names as calendar apps write them, and the system's zones behind them.
 public enum TimeZones {
@@ -23,7 +23,7 @@ public enum TimeZones {
     }
 
     /// TZIDs already looked up, and what they resolved to.
-    private static let names = Mutex<[String: String?]>([:])
+    private static let names = Locked<[String: String?]>([:])
 
     private static let utcNames: Set<String> = [
         "UTC", "ETC/UTC", "GMT", "Z", "UNIVERSAL", "ZULU", "ETC/GMT", "GREENWICH", "ETC/UCT",

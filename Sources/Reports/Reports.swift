@@ -1,6 +1,6 @@
 import Foundation
 import Localization
-import Synchronization
+import Locking
 import TaskConversion
 import TaskModel
 
@@ -129,7 +129,7 @@ public struct OverlapReport: Sendable {
     ) {
         guard !pairs.isEmpty else { return }
         let parts = max(1, min(workers, pairs.count / 1_024))
-        let written = Mutex([[UInt8]](repeating: [], count: parts))
+        let written = Locked([[UInt8]](repeating: [], count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             var writer = JSONWriter()
             let range = pairs.count * part / parts..<pairs.count * (part + 1) / parts

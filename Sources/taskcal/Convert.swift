@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ICalendar
 import Localization
-import Synchronization
+import Locking
 import TaskConversion
 import TaskModel
 
@@ -666,13 +666,13 @@ extension Convert {
 final class ProgressBar: Sendable {
     let enabled: Bool
     private let total: Int
-    private let state: Mutex<(records: Int, lastDraw: ContinuousClock.Instant?)>
+    private let state: Locked<(records: Int, lastDraw: ContinuousClock.Instant?)>
     private let start = ContinuousClock.now
 
     init(total: Int, enabled: Bool) {
         self.total = total
         self.enabled = enabled
-        self.state = Mutex((0, nil))
+        self.state = Locked((0, nil))
     }
 
     func update(done: Int, records: Int) {

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import ICalendar
-import Synchronization
+import Locking
 import TaskModel
 
 /// iCalendar out: the `VCALENDAR` opening (with the calendar's lines and `VTIMEZONE`s),
@@ -277,7 +277,7 @@ final class ICSRecordSink: RecordSink {
         let records: [(record: TaskRecord, location: Location)]
         let keepGoing: Bool
         private let group = DispatchGroup()
-        private let rendered: Mutex<[Result<[UInt8], Diagnostic>?]>
+        private let rendered: Locked<[Result<[UInt8], Diagnostic>?]>
 
         init(
             _ records: [(record: TaskRecord, location: Location)],
@@ -285,7 +285,7 @@ final class ICSRecordSink: RecordSink {
         ) {
             self.records = records
             self.keepGoing = keepGoing
-            rendered = Mutex(.init(repeating: nil, count: records.count))
+            rendered = Locked(.init(repeating: nil, count: records.count))
             // Four runs for each worker, taken by whichever thread is free: a thread still
             // decoding the next input batch does not hold up the whole batch.
             let runs = min(workers * 4, records.count)

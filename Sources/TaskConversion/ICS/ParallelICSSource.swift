@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import ICalendar
-import Synchronization
+import Locking
 import TaskModel
 
 /// `VEVENT`s of one large .ics file parsed on several cores, handed out in file order.
@@ -95,8 +95,8 @@ final class ParallelICSSource: RecordSource {
     /// A round being parsed in the background.
     private final class InFlight: Sendable {
         let group = DispatchGroup()
-        let results: Mutex<[BatchResult?]>
-        init(count: Int) { results = Mutex([BatchResult?](repeating: nil, count: count)) }
+        let results: Locked<[BatchResult?]>
+        init(count: Int) { results = Locked([BatchResult?](repeating: nil, count: count)) }
     }
     /// The rounds being parsed, oldest first.
     private var inFlight: [InFlight] = []

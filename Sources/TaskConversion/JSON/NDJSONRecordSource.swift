@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import ICalendar
-import Synchronization
+import Locking
 import TaskModel
 
 /// One record per line, streamed; the first line may be the calendar's own data.
@@ -30,10 +30,10 @@ final class NDJSONRecordSource: RecordSource {
     /// A batch being decoded in the background while the one before it is handed out.
     private final class InFlight: Sendable {
         let group = DispatchGroup()
-        let runs: Mutex<[[Decoded]]>
+        let runs: Locked<[[Decoded]]>
         let failure: Diagnostic?
         init(runs: Int, failure: Diagnostic?) {
-            self.runs = Mutex([[Decoded]](repeating: [], count: runs))
+            self.runs = Locked([[Decoded]](repeating: [], count: runs))
             self.failure = failure
         }
     }

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import ICalendar
-import Synchronization
+import Locking
 import TaskModel
 
 /// Many files converted at once: each input to its own output under one folder, in parallel,
@@ -130,7 +130,7 @@ public struct BatchConverter: Sendable {
         -> Summary
     {
         let start = ContinuousClock.now
-        let state = Mutex(
+        let state = Locked(
             (next: 0, done: 0, stop: false, outcomes: [Outcome?](repeating: nil, count: jobs.count))
         )
         // libical's zone tables are filled lazily and without locks: touch them once here.
