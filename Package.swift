@@ -217,7 +217,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TaskModel", "TestPostgres"],
+            dependencies: ["Locking", "TaskModel", "TestPostgres"],
             resources: [.copy("Fixtures")]
         ),
     ],

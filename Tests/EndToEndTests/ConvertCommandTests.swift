@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @Suite("taskcal convert and validate, run as a user would")
@@ -156,7 +156,7 @@ struct ConvertCommandTests {
         // A FIFO: written to as it is (a temporary file renamed over it replaced it).
         let fifo = cli.path("out.pipe")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let received = Mutex(Data())
+        let received = Locked(Data())
         let reader = Thread {
             let data = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
             received.withLock { $0 = data }

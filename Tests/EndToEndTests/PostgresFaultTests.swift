@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestPostgres
 import Testing
 
@@ -397,7 +397,7 @@ struct Launched {
 
 /// A count several tasks add to.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestPostgres
 import Testing
 
@@ -279,7 +279,7 @@ extension Taskcal {
 func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T)
     throws -> [T]
 {
-    let results = Mutex([Int: Result<T, any Error>]())
+    let results = Locked([Int: Result<T, any Error>]())
     let done = DispatchGroup()
     for index in 0..<count {
         done.enter()
