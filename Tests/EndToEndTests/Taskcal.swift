@@ -39,8 +39,18 @@ struct Taskcal {
         return url
     }()
 
-    /// The `taskcal` executable built beside this test bundle.
+    /// The `taskcal` executable the end-to-end suites run: `TASKCAL_BINARY` when set (CI
+    /// sets it to a copy of the release build the Debian package is made from, so the suites
+    /// judge the binary that ships; docs/development.md says why), else the one built beside
+    /// this test bundle.
     static let binary: URL = {
+        if let chosen = ProcessInfo.processInfo.environment["TASKCAL_BINARY"], !chosen.isEmpty {
+            let url = URL(fileURLWithPath: chosen, relativeTo: packageRoot).standardizedFileURL
+            precondition(
+                FileManager.default.isExecutableFile(atPath: url.path),
+                "TASKCAL_BINARY=\(chosen): no executable there")
+            return url
+        }
         let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for directory in [
             besideTests, besideTests.deletingLastPathComponent(),
