@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz/run.sh TARGET SECONDS [JOBS]
+# Fuzz/run.sh TARGET SECONDS [JOBS]   (FUZZ_PARALLEL=N: N targets at a time)
 #
 # Builds the fuzz targets (libFuzzer, AddressSanitizer and LeakSanitizer) and runs TARGET for
 # SECONDS (FUZZ_TIMEOUT: seconds one input may take, default 5). TARGET is one of FuzzICS,
@@ -71,10 +71,10 @@ seed() {
 # Leaks of the toolchain's own libraries, not taskcal's (each named with why in the file).
 export LSAN_OPTIONS="suppressions=$root/Scripts/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
-status=0
-for name in "${targets[@]}"; do
-    corpus=corpus/$name
-    findings=findings/$name
+# Runs one target for its time; prints its summary line; returns 1 on a finding.
+fuzz_target() {
+    local name=$1 corpus=corpus/$1 findings=findings/$1 log started round result left this
+    local elapsed executions coverage found parallel=()
     mkdir -p "$corpus" "$findings"
     case $name in
     FuzzICS) seed "$corpus" ics plain ;;
@@ -84,9 +84,7 @@ for name in "${targets[@]}"; do
     FuzzDAVReply) seed "$corpus" dav plain ;;
     esac
     log=$(mktemp)
-    set +e
     started=$SECONDS
-    parallel=()
     [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
     # FuzzDAVReply runs in rounds of two minutes on one corpus: FoundationXML leaks memory with
     # each malformed answer (lsan-suppressions.txt), which in one long run adds up to the
@@ -105,7 +103,6 @@ for name in "${targets[@]}"; do
         left=$((left - this))
     done
     elapsed=$((SECONDS - started))
-    set -e
     if [ "$jobs" -gt 1 ]; then cat fuzz-*.log >>"$log" 2>/dev/null || true; rm -f fuzz-*.log; fi
     executions=$({ grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" || true; } |
         awk '{s+=$2} END {print s+0}')
@@ -113,11 +110,31 @@ for name in "${targets[@]}"; do
     found=$(find "$findings" -type f | wc -l)
     echo "$name: $elapsed s, $executions executions, coverage ${coverage:-0} edges," \
         "corpus $(ls "$corpus" | wc -l) inputs, findings $found"
+    local status=0
     if [ $result -ne 0 ] || [ "$found" -gt 0 ]; then
         echo "$name: the fuzzer stopped with exit $result; see below and $findings/" >&2
         grep -E "ERROR|SUMMARY|Test unit written|timeout|leak" "$log" | head -20 >&2
         status=1
     fi
     rm -f "$log"
+    return $status
+}
+
+# FUZZ_PARALLEL=N: N targets at a time (each fuzzer uses one core; CI's smoke runs two).
+# Not with JOBS > 1, whose workers share the folder's fuzz-*.log files.
+parallel_targets=${FUZZ_PARALLEL:-1}
+[ "$jobs" -gt 1 ] && parallel_targets=1
+status=0
+set +e
+running=()
+for name in "${targets[@]}"; do
+    fuzz_target "$name" &
+    running+=($!)
+    if [ ${#running[@]} -ge "$parallel_targets" ]; then
+        wait "${running[0]}" || status=1
+        running=("${running[@]:1}")
+    fi
 done
+for pid in "${running[@]}"; do wait "$pid" || status=1; done
+set -e
 exit $status
