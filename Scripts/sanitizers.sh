@@ -7,9 +7,10 @@
 #   Scripts/sanitizers.sh thread [FILTER]    # data races
 #
 # FILTER is `swift test --filter`'s regular expression; without it the whole suite runs (about
-# 25 minutes for address on two cores, after a 4-minute build). CI runs the suites that matter
-# most for each (.ci/run names them). A report fails the run: in a taskcal process the tests
-# start, as its exit status (ASan and LSan 1 or 23, TSan 66); in the test process, the same.
+# 45 minutes for either on two cores, after a 6-minute build). CI runs the suites of untrusted
+# input under address (.ci/run names them); Scripts/deep-check.sh runs the whole suite under
+# both (docs/development.md). A report fails the run: in a taskcal process the tests start, as
+# its exit status (ASan and LSan 1 or 23, TSan 66); in the test process, the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
