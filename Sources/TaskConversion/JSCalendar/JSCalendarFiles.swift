@@ -32,12 +32,13 @@ final class JSCalendarRecordSink: RecordSink {
     }
 
     /// `{"@type": "Group", "uid": …, "updated": …, "entries": [`. The group's UID is
-    /// derived from the namespace of its records, as theirs are.
+    /// derived from the namespace of its records, as theirs are; a group of no records has
+    /// the one of standard input's, never one from the output's name, so that what goes to
+    /// standard output is what goes to a file.
     private func begin() throws(Diagnostic) {
         started = true
         let tag = UIDScheme.hash(
-            namespace ?? source?.namespace
-                ?? UIDScheme.defaultNamespace(forFile: output.displayPath))
+            namespace ?? source?.namespace ?? UIDScheme.defaultNamespace(forFile: "-"))
         writer.reset()
         writer.value(
             .object([

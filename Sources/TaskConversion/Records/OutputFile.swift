@@ -2,14 +2,23 @@ import Foundation
 
 /// A file written atomically: to a temporary file beside the target, renamed over it only
 /// when everything was written. A failed or interrupted run leaves the target as it was.
+/// A symbolic link to a file keeps pointing to the file, written anew.
+///
 /// `-` writes to standard output instead, and a path that names a descriptor, a pipe or a
-/// device (`/dev/stdout`, `>(gzip > f)`, a FIFO) is written to as it is: no atomicity is
-/// possible there. A symbolic link to a file keeps pointing to the file, written anew.
+/// device (`/dev/stdout`, `>(gzip > f)`, a FIFO) is written to as it is. Such an output is
+/// held (in memory, past 8 MiB in an unnamed temporary file) and written at the commit, so
+/// that it can be revised like a file (``canRewrite``): what a sink learns only at the end
+/// (a calendar's name, a zone a later event defines) reaches standard output as it reaches a
+/// file, byte for byte, and a failed run writes nothing there.
 final class OutputFile {
     let displayPath: String
     private let target: String?
     private let temporary: String?
-    private let descriptor: Int32
+    /// Where the bytes go before the commit: the temporary file, or the spool of a direct
+    /// output (-1 until the held bytes first pass ``heldLimit``).
+    private var descriptor: Int32
+    /// Standard output or the descriptor a direct path opened: written at the commit.
+    private let direct: Int32?
     private var buffer: [UInt8] = []
     private var done = false
     private let mode: mode_t
@@ -17,6 +26,9 @@ final class OutputFile {
     private let discards: Bool
     /// The descriptor was opened for a path written to as it is (closed when done).
     private var ownsDescriptor = false
+    /// The bytes held in memory before they go to the descriptor: 64 KiB for a file, 8 MiB
+    /// for a direct output, whose spool file is made only past it.
+    private let heldLimit: Int
 
     /// The mode a new file gets from `open(2)`: 0666 less the process's umask.
     static let defaultMode: mode_t = {
@@ -34,16 +46,22 @@ final class OutputFile {
         if path == "-" {
             target = nil
             temporary = nil
-            descriptor = STDOUT_FILENO
+            descriptor = -1
+            direct = STDOUT_FILENO
+            heldLimit = 1 << 23
             return
         }
-        if let direct = try Self.directDescriptor(path) {
+        if let opened = try Self.directDescriptor(path) {
             target = nil
             temporary = nil
-            descriptor = direct
+            descriptor = -1
+            direct = opened
             ownsDescriptor = true
+            heldLimit = 1 << 23
             return
         }
+        direct = nil
+        heldLimit = 1 << 16
         let url = URL(fileURLWithPath: Self.resolvingLink(path))
         let directory = url.deletingLastPathComponent().path
         // Batch scripts write into folders that do not exist yet; make them.
@@ -114,6 +132,8 @@ final class OutputFile {
         target = nil
         temporary = nil
         descriptor = -1
+        direct = nil
+        heldLimit = 1 << 16
         discards = true
     }
 
@@ -124,17 +144,21 @@ final class OutputFile {
     func write(_ text: String) throws(Diagnostic) {
         written += text.utf8.count
         buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { try flush() }
+        if buffer.count >= heldLimit { try flush() }
     }
 
     func write(bytes: [UInt8]) throws(Diagnostic) {
         written += bytes.count
         buffer.append(contentsOf: bytes)
-        if buffer.count >= 1 << 16 { try flush() }
+        if buffer.count >= heldLimit { try flush() }
     }
 
     private func flush() throws(Diagnostic) {
         if discards { return buffer.removeAll(keepingCapacity: true) }
+        if descriptor < 0 {
+            guard !buffer.isEmpty else { return }
+            descriptor = try Self.spool(for: displayPath)
+        }
         var offset = 0
         while offset < buffer.count {
             let written = buffer.withUnsafeBytes {
@@ -153,9 +177,28 @@ final class OutputFile {
     /// Bytes written so far.
     private(set) var written = 0
 
-    /// Whether ``commit(replacing:)`` can revise what was written (a file, not standard
-    /// output).
-    var canRewrite: Bool { temporary != nil }
+    /// Whether ``commit(replacing:)`` can revise what was written: always, but for an output
+    /// that only counts.
+    var canRewrite: Bool { !discards }
+
+    /// An unnamed temporary file (in `TMPDIR`, else /tmp) that holds a direct output's bytes
+    /// until the commit; it goes away with its descriptor.
+    private static func spool(for displayPath: String) throws(Diagnostic) -> Int32 {
+        let folder =
+            ProcessInfo.processInfo.environment["TMPDIR"].flatMap {
+                $0.isEmpty ? nil : $0
+            } ?? "/tmp"
+        var template = Array("\(folder)/taskcal-output-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard made >= 0 else {
+            throw Diagnostic(
+                .error, Location(file: displayPath),
+                "cannot hold the output in \(folder) (TMPDIR): \(String(cString: strerror(errno)))",
+                code: .io)
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        return made
+    }
 
     /// ``commit(replacing:)`` with the first `prefix` bytes replaced.
     func commit(replacingPrefix prefix: Int, with replacement: [UInt8]) throws(Diagnostic) {
@@ -165,8 +208,10 @@ final class OutputFile {
     /// Flushes, syncs and renames the temporary file over the target, with the byte ranges
     /// of `replacements` (ascending, not overlapping) replaced by their bytes: what was known
     /// about the file only at its end. Without replacements the file is renamed as it is;
-    /// with some, it is copied once into a new temporary file.
+    /// with some, it is copied once into a new temporary file. A direct output gets its held
+    /// bytes, revised the same way.
     func commit(replacing replacements: [(range: Range<Int>, bytes: [UInt8])]) throws(Diagnostic) {
+        if let direct { return try commitDirect(to: direct, replacing: replacements) }
         try flush()
         guard let temporary, let target, !replacements.isEmpty else { return try commit() }
         let url = URL(fileURLWithPath: target)
@@ -182,38 +227,13 @@ final class OutputFile {
         fchmod(rewritten, mode)
         let newPath = String(
             decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        func fail() -> Diagnostic {
+        guard copyWritten(revisedBy: replacements, into: rewritten) else {
             let reason = String(cString: strerror(errno))
             close(rewritten)
             unlink(newPath)
-            return Diagnostic(
+            throw Diagnostic(
                 .error, Location(file: displayPath), "cannot write: \(reason)", code: .io)
         }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        /// Copies the temporary file's bytes from `start` up to `end` (nil: its end).
-        func copy(from start: Int, to end: Int?) -> Bool {
-            var position = start
-            while end.map({ position < $0 }) ?? true {
-                let wanted = min(chunk.count, end.map { $0 - position } ?? chunk.count)
-                let count = chunk.withUnsafeMutableBytes {
-                    pread(descriptor, $0.baseAddress!, wanted, off_t(position))
-                }
-                if count < 0 && errno == EINTR { continue }
-                guard count >= 0 else { return false }
-                if count == 0 { return end == nil }
-                guard Self.writeAll(rewritten, Array(chunk[0..<count])) else { return false }
-                position += count
-            }
-            return true
-        }
-        var position = 0
-        for (range, bytes) in replacements {
-            guard range.lowerBound >= position, copy(from: position, to: range.lowerBound),
-                Self.writeAll(rewritten, bytes)
-            else { throw fail() }
-            position = range.upperBound
-        }
-        guard copy(from: position, to: nil) else { throw fail() }
         done = true
         close(descriptor)
         unlink(temporary)
@@ -225,26 +245,94 @@ final class OutputFile {
         }
     }
 
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes {
-                Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += count
+    /// Writes what a direct output holds to `destination`, revised by `replacements`: from
+    /// memory, or from its spool file when it grew past ``heldLimit``.
+    private func commitDirect(
+        to destination: Int32, replacing replacements: [(range: Range<Int>, bytes: [UInt8])]
+    ) throws(Diagnostic) {
+        if descriptor >= 0 { try flush() }
+        done = true
+        defer {
+            if descriptor >= 0 { close(descriptor) }
+            if ownsDescriptor { close(destination) }
+            buffer = []
         }
-        return true
+        var written: Bool
+        if descriptor >= 0 {
+            written = copyWritten(revisedBy: replacements, into: destination)
+        } else {
+            var position = 0
+            written = true
+            for (range, bytes) in replacements where written {
+                written =
+                    range.lowerBound >= position && range.upperBound <= buffer.count
+                    && Self.writeAll(destination, buffer[position..<range.lowerBound])
+                    && Self.writeAll(destination, bytes[...])
+                position = range.upperBound
+            }
+            written = written && Self.writeAll(destination, buffer[min(position, buffer.count)...])
+        }
+        guard written else {
+            let reason = String(cString: strerror(errno))
+            throw Diagnostic(
+                .error, Location(file: displayPath), "cannot write: \(reason)", code: .io)
+        }
     }
 
-    /// Flushes, syncs and renames the temporary file over the target.
+    /// Copies what was written to ``descriptor`` into `destination`, with the byte ranges of
+    /// `replacements` (ascending, not overlapping) replaced by their bytes. False when a read
+    /// or a write failed (`errno` says why).
+    private func copyWritten(
+        revisedBy replacements: [(range: Range<Int>, bytes: [UInt8])], into destination: Int32
+    ) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        /// Copies the bytes from `start` up to `end` (nil: the end).
+        func copy(from start: Int, to end: Int?) -> Bool {
+            var position = start
+            while end.map({ position < $0 }) ?? true {
+                let wanted = min(chunk.count, end.map { $0 - position } ?? chunk.count)
+                let count = chunk.withUnsafeMutableBytes {
+                    pread(descriptor, $0.baseAddress!, wanted, off_t(position))
+                }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { return false }
+                if count == 0 { return end == nil }
+                guard Self.writeAll(destination, chunk[0..<count]) else { return false }
+                position += count
+            }
+            return true
+        }
+        var position = 0
+        for (range, bytes) in replacements {
+            guard range.lowerBound >= position, copy(from: position, to: range.lowerBound),
+                Self.writeAll(destination, bytes[...])
+            else { return false }
+            position = range.upperBound
+        }
+        return copy(from: position, to: nil)
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
+            }
+            return true
+        }
+    }
+
+    /// Flushes, syncs and renames the temporary file over the target (a direct output: writes
+    /// what it holds).
     func commit() throws(Diagnostic) {
+        if let direct { return try commitDirect(to: direct, replacing: []) }
         try flush()
         done = true
-        if ownsDescriptor { close(descriptor) }
         guard let target, let temporary else { return }
         if fsync(descriptor) != 0 || close(descriptor) != 0 || rename(temporary, target) != 0 {
             let reason = String(cString: strerror(errno))
@@ -253,15 +341,13 @@ final class OutputFile {
         }
     }
 
-    /// Removes the temporary file; the target is untouched.
+    /// Removes the temporary file (a direct output: writes nothing); the target is untouched.
     func abandon() {
         guard !done else { return }
         done = true
         buffer.removeAll()
-        if ownsDescriptor { close(descriptor) }
-        if let temporary {
-            close(descriptor)
-            unlink(temporary)
-        }
+        if let direct, ownsDescriptor { close(direct) }
+        if descriptor >= 0 { close(descriptor) }
+        if let temporary { unlink(temporary) }
     }
 }
