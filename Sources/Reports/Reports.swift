@@ -10,11 +10,14 @@ public struct ReportEntry: Sendable, Hashable {
     public var name: String
     public var span: TimeSpan
     public var source: Location
+    /// The record's UID, when it has one (said of a series that overlaps itself).
+    public var uid: String?
 
     /// The entry for `record` read at `source`, its time as it falls in `time`'s zone.
     public init(_ record: TaskRecord, source: Location, time: LocalTime) {
         id = record.id
         name = record.name
+        uid = record.uid
         span = time.occupied(by: record)
         self.source = source
     }
@@ -50,21 +53,49 @@ public struct OverlapReport: Sendable {
     public var entries: [ReportEntry]
     /// The pairs listed: the first `limit` of them.
     public var overlaps: [Overlap]
-    /// How many overlapping pairs there are in all, listed or not.
+    /// How many overlapping pairs there are in all, listed or not (pairs within a series of
+    /// ``series`` left out).
     public var total: Int
+    /// The series whose occurrences overlap one another, each said once; empty when asked
+    /// for their pairs (`seriesPairs`).
+    public var series: [SeriesOverlap]
 
     /// Most pairs a report lists unless told otherwise (`--max-pairs`): a file of 5,000
     /// entries in one slot has 12.5 million pairs, which nobody reads and no disk wants.
     public static let defaultLimit = 10_000
 
     /// Finds the overlaps among `entries`, limited to `window` when given (entries outside it
-    /// are left out; shared times are cut to it), listing at most `limit` pairs.
-    public init(entries: [ReportEntry], window: TimeSpan? = nil, limit: Int = defaultLimit) {
+    /// are left out; shared times are cut to it), listing at most `limit` pairs. A series
+    /// whose occurrences overlap one another is one finding in ``series``, its pairs neither
+    /// listed nor counted, unless `seriesPairs`.
+    public init(
+        entries: [ReportEntry], window: TimeSpan? = nil, limit: Int = defaultLimit,
+        seriesPairs: Bool = false
+    ) {
         let kept = Self.entries(entries, meeting: window)
-        let (found, total) = OverlapSweep.overlaps(kept.map(\.span), limit: limit)
+        let (series, groups) = Self.series(of: kept, window: window, unless: seriesPairs)
+        let (found, total) = OverlapSweep.overlaps(kept.map(\.span), apart: groups, limit: limit)
         self.entries = kept
         self.overlaps = found.compactMap { Self.clip($0, to: window) }
         self.total = total
+        self.series = series
+    }
+
+    /// The series of `entries` that overlap themselves (their shared times cut to `window`)
+    /// and the groups the sweep keeps apart; none when `seriesPairs` asks for every pair.
+    static func series(of entries: [ReportEntry], window: TimeSpan?, unless seriesPairs: Bool)
+        -> (series: [SeriesOverlap], groups: [Int]?)
+    {
+        guard !seriesPairs else { return ([], nil) }
+        var (series, groups) = SeriesOverlap.find(in: entries)
+        guard !series.isEmpty else { return ([], nil) }
+        if let window {
+            for index in series.indices {
+                series[index].shared =
+                    series[index].shared.intersection(window) ?? series[index].shared
+            }
+        }
+        return (series, groups)
     }
 
     /// The entries that meet `window` (all without one).
@@ -92,26 +123,37 @@ public struct OverlapReport: Sendable {
     /// ``json(bytes:)`` writes, in pieces of about 64 KB, as the sweep finds them: the whole
     /// list a script reads, never held in memory (12.5 million pairs cost what 5,000
     /// entries do). Returns how many pairs there were.
+    /// A series that overlaps itself comes first, one item each (``SeriesOverlap``), unless
+    /// `seriesPairs`; the count returned is of pairs and series items.
     @discardableResult
     public static func writeAllJSON(
-        entries: [ReportEntry], window: TimeSpan? = nil,
+        entries: [ReportEntry], window: TimeSpan? = nil, seriesPairs: Bool = false,
         workers: Int = ProcessInfo.processInfo.activeProcessorCount,
         bytes write: ([UInt8]) -> Void
     ) -> Int {
         let kept = Self.entries(entries, meeting: window)
+        let (series, groups) = Self.series(of: kept, window: window, unless: seriesPairs)
         var count = 0
         var pending: [Overlap] = []
-        write(Array("[".utf8))
-        OverlapSweep.forEachOverlap(kept.map(\.span)) { found in
+        var writer = JSONWriter()
+        writer.raw("[")
+        for (number, finding) in series.enumerated() {
+            writer.raw(number == 0 ? "\n" : ",\n")
+            finding.write(of: kept, to: &writer)
+        }
+        write(writer.bytes)
+        OverlapSweep.forEachOverlap(kept.map(\.span), apart: groups) { found in
             guard let overlap = clip(found, to: window) else { return }
             pending.append(overlap)
             count += 1
             if pending.count == Self.pairsPerBatch {
-                writePairs(pending, from: count - pending.count, of: kept, workers, write)
+                writePairs(
+                    pending, from: series.count + count - pending.count, of: kept, workers, write)
                 pending.removeAll(keepingCapacity: true)
             }
         }
-        writePairs(pending, from: count - pending.count, of: kept, workers, write)
+        writePairs(pending, from: series.count + count - pending.count, of: kept, workers, write)
+        count += series.count
         write(Array((count == 0 ? "]\n" : "\n]\n").utf8))
         return count
     }
@@ -170,7 +212,7 @@ public struct OverlapReport: Sendable {
 
     /// The JSON report as UTF-8, in pieces of about 64 KB written into one buffer.
     public func json(bytes write: ([UInt8]) -> Void) {
-        guard !overlaps.isEmpty else { return write(Array("[]\n".utf8)) }
+        guard !overlaps.isEmpty || !series.isEmpty else { return write(Array("[]\n".utf8)) }
         var writer = JSONWriter()
         writer.raw("[\n")
         pairs(to: &writer, bytes: write)
@@ -179,27 +221,36 @@ public struct OverlapReport: Sendable {
     }
 
     /// The report as a JSON object that says whether it is whole, for a list a limit cut:
-    /// `{"listed": M, "total": N, "truncated": true, "overlaps": [PAIR, …]}` (the counts first,
-    /// for a reader that streams); `truncated` is false when all `total` pairs are listed.
+    /// `{"listed": M, "total": N, "truncated": true, "series": S, "overlaps": [ITEM, …]}` (the
+    /// counts first, for a reader that streams); `truncated` is false when all `total` pairs
+    /// are listed; the S items of series that overlap themselves come first and are always
+    /// there.
     public func countedJSON(bytes write: ([UInt8]) -> Void) {
         var writer = JSONWriter()
         writer.begin()
         writer.field("listed", number: Int64(overlaps.count))
         writer.field("total", number: Int64(total))
         writer.field("truncated", bool: unlisted > 0)
+        writer.field("series", number: Int64(series.count))
         writer.key("overlaps")
-        writer.raw(overlaps.isEmpty ? "[" : "[\n")
+        let empty = overlaps.isEmpty && series.isEmpty
+        writer.raw(empty ? "[" : "[\n")
         pairs(to: &writer, bytes: write)
-        writer.raw(overlaps.isEmpty ? "]" : "\n]")
+        writer.raw(empty ? "]" : "\n]")
         writer.end()
         writer.raw("\n")
         write(writer.bytes)
     }
 
-    /// The listed pairs, `,\n` between them, flushed to `write` every 64 KB.
+    /// The series that overlap themselves, then the listed pairs, `,\n` between them,
+    /// flushed to `write` every 64 KB.
     private func pairs(to writer: inout JSONWriter, bytes write: ([UInt8]) -> Void) {
-        for (number, overlap) in overlaps.enumerated() {
+        for (number, finding) in series.enumerated() {
             if number > 0 { writer.raw(",\n") }
+            finding.write(of: entries, to: &writer)
+        }
+        for (number, overlap) in overlaps.enumerated() {
+            if number + series.count > 0 { writer.raw(",\n") }
             Self.writePair(overlap, of: entries, to: &writer)
             if writer.bytes.count >= 1 << 16 {
                 write(writer.bytes)
@@ -224,11 +275,25 @@ public struct OverlapReport: Sendable {
 
     /// For people: the overlaps grouped by the day they begin, in `time`'s zone, written
     /// piece by piece to `write`.
+    /// A series whose occurrences overlap one another comes first, one line each.
     public func text(in time: LocalTime, style: some ReportStyle, to write: (String) -> Void) {
+        if !series.isEmpty {
+            write(
+                say(
+                    "%@ repeating entr%@ whose occurrences overlap one another:",
+                    Self.grouped(series.count), series.count == 1 ? "y" : "ies") + "\n")
+            for finding in series { write(finding.text(of: entries, style: style)) }
+            write("\n")
+        }
         guard !overlaps.isEmpty else {
             return write(
-                say("No overlaps among %@ entr%@.", entries.count, entries.count == 1 ? "y" : "ies")
-                    + "\n")
+                (series.isEmpty
+                    ? say(
+                        "No overlaps among %@ entr%@.", entries.count,
+                        entries.count == 1 ? "y" : "ies")
+                    : say(
+                        "No other overlaps among %@ entr%@.", Self.grouped(entries.count),
+                        entries.count == 1 ? "y" : "ies")) + "\n")
         }
         write(
             say(

@@ -73,22 +73,36 @@ public enum OverlapSweep {
     /// Counting needs no pairs: when the sweep reaches a start, each interval still running
     /// overlaps it, so the count grows by the heap's size. 5,000 entries in one slot make
     /// 12,497,500 pairs, counted in milliseconds and never held in memory.
-    public static func overlaps(_ spans: [TimeSpan], limit: Int) -> (pairs: [Overlap], total: Int) {
+    ///
+    /// `apart`, when given, names a group for each span (`-1`: none): pairs of two spans of
+    /// one group are neither listed nor counted (a series whose occurrences overlap one
+    /// another, said once by the report instead of pair by pair).
+    public static func overlaps(_ spans: [TimeSpan], apart groups: [Int]? = nil, limit: Int)
+        -> (pairs: [Overlap], total: Int)
+    {
         var result: [Overlap] = []
-        let total = sweep(spans, limit: limit) { result.append($0) }
+        let total = sweep(spans, apart: groups, limit: limit) { result.append($0) }
         return (result, total)
     }
 
     /// Hands every overlapping pair of `spans` to `body` as the sweep finds it, in the order
     /// of ``overlaps(_:)-([TimeSpan])``, holding none: a list of millions of pairs written
     /// out costs the memory of the running intervals only. Returns how many pairs there were.
+    /// `apart` as for ``overlaps(_:apart:limit:)``.
     @discardableResult
-    public static func forEachOverlap(_ spans: [TimeSpan], _ body: (Overlap) -> Void) -> Int {
-        sweep(spans, limit: Int.max, body)
+    public static func forEachOverlap(
+        _ spans: [TimeSpan], apart groups: [Int]? = nil, _ body: (Overlap) -> Void
+    ) -> Int {
+        sweep(spans, apart: groups, limit: Int.max, body)
     }
 
-    /// The sweep: the first `limit` pairs to `emit`, and the count of all.
-    private static func sweep(_ spans: [TimeSpan], limit: Int, _ emit: (Overlap) -> Void) -> Int {
+    /// The sweep: the first `limit` pairs to `emit`, and the count of all, leaving out pairs
+    /// within one group of `groups`. The running members of each group are counted, so the
+    /// total needs no look at them; listing passes over them once (no sort, no pair made).
+    private static func sweep(
+        _ spans: [TimeSpan], apart groups: [Int]?, limit: Int, _ emit: (Overlap) -> Void
+    ) -> Int {
+        precondition(groups.map { $0.count == spans.count } ?? true)
         let order = spans.indices.filter { !spans[$0].isEmpty }.sorted {
             (spans[$0].start, spans[$0].finish, $0) < (spans[$1].start, spans[$1].finish, $1)
         }
@@ -96,18 +110,30 @@ public enum OverlapSweep {
         var emitted = 0
         var total = 0
         var group: [Int] = []
+        var runningInGroup = [Int](repeating: 0, count: (groups?.max() ?? -1) + 1)
         for (rank, index) in order.enumerated() {
             let span = spans[index]
             while let earliest = running.min, earliest.finish <= span.start {
                 running.removeMin()
+                if let groups, case let gone = groups[order[earliest.rank]], gone >= 0 {
+                    runningInGroup[gone] -= 1
+                }
             }
-            total += running.count
-            guard emitted < limit else {
+            let mine = groups?[index] ?? -1
+            total += running.count - (mine >= 0 ? runningInGroup[mine] : 0)
+            defer {
                 running.insert(Running(finish: span.finish, rank: rank))
-                continue
+                if mine >= 0 { runningInGroup[mine] += 1 }
             }
+            guard emitted < limit else { continue }
             group.removeAll(keepingCapacity: true)
-            for item in running.unordered { group.append(item.rank) }
+            if let groups, mine >= 0 {
+                for item in running.unordered where groups[order[item.rank]] != mine {
+                    group.append(item.rank)
+                }
+            } else {
+                for item in running.unordered { group.append(item.rank) }
+            }
             group.sort()
             for otherRank in group.prefix(limit - emitted) {
                 let other = order[otherRank]
@@ -118,7 +144,6 @@ public enum OverlapSweep {
                             start: span.start, finish: min(span.finish, spans[other].finish))))
                 emitted += 1
             }
-            running.insert(Running(finish: span.finish, rank: rank))
         }
         return total
     }

@@ -258,6 +258,14 @@ struct Overlaps: ParsableCommand {
             valueName: "n"))
     var maxPairs: Int?
 
+    @Flag(
+        help: ArgumentHelp(
+            tr("List the pairs of a repeating entry's own occurrences too."),
+            discussion: tr(
+                "A repeating entry whose occurrences overlap one another (an event every minute that lasts four hours, a daily one of 25 hours) is one finding: how many occurrences each overlaps and how many pairs that makes. This lists every such pair instead, as for two different entries."
+            )))
+    var seriesPairs = false
+
     @Flag(help: .hidden) var timing = false
 
     func validate() throws {
@@ -299,7 +307,8 @@ struct Overlaps: ParsableCommand {
         // Machine output is whole unless the user set a limit, and then says so inside itself.
         if options.format == .json && maxPairs == nil {
             let total = OverlapReport.writeAllJSON(
-                entries: entries, window: window, bytes: Console.standardOutput(_:))
+                entries: entries, window: window, seriesPairs: seriesPairs,
+                bytes: Console.standardOutput(_:))
             if timing {
                 timingNote(started: started, read: read, readPeak: readPeak, entries, total)
             }
@@ -307,13 +316,14 @@ struct Overlaps: ParsableCommand {
             return
         }
         let report = OverlapReport(
-            entries: entries, window: window, limit: maxPairs ?? OverlapReport.defaultLimit)
+            entries: entries, window: window, limit: maxPairs ?? OverlapReport.defaultLimit,
+            seriesPairs: seriesPairs)
         let found = clock.now
         if options.output.isPicture {
             Pictures.write(
                 options.output, title: tr("Overlaps"), [report.svg(in: time)],
                 table: report.table(in: time))
-            if report.total > 0 { throw ExitCode(1) }
+            if report.total > 0 || !report.series.isEmpty { throw ExitCode(1) }
             return
         }
         switch options.format {
@@ -335,7 +345,7 @@ struct Overlaps: ParsableCommand {
                 started: started, read: read, readPeak: readPeak, entries, report.total,
                 found: found)
         }
-        if report.total > 0 { throw ExitCode(1) }
+        if report.total > 0 || !report.series.isEmpty { throw ExitCode(1) }
     }
 }
 

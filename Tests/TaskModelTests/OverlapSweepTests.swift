@@ -35,6 +35,30 @@ struct OverlapSweepTests {
         }
     }
 
+    @Test("pairs within one group are neither listed nor counted; the rest as without groups")
+    func apart() async {
+        let grouped = zip(span, Gen.int(in: -1...2)).array(of: 0...60)
+        await propertyCheck(count: 300, input: grouped) { items in
+            let spans = items.map(\.0)
+            let groups = items.map(\.1)
+            let expected = bruteForce(spans).filter {
+                groups[$0.first] < 0 || groups[$0.first] != groups[$0.second]
+            }
+            let (found, total) = OverlapSweep.overlaps(spans, apart: groups, limit: .max)
+            #expect(Set(found) == expected)
+            #expect(total == expected.count)
+            // In the order of the sweep without groups, those pairs left out.
+            #expect(found == OverlapSweep.overlaps(spans).filter { expected.contains($0) })
+            let (capped, cappedTotal) = OverlapSweep.overlaps(spans, apart: groups, limit: 3)
+            #expect(capped == Array(found.prefix(3)))
+            #expect(cappedTotal == total)
+            var streamed: [Overlap] = []
+            #expect(
+                OverlapSweep.forEachOverlap(spans, apart: groups) { streamed.append($0) } == total)
+            #expect(streamed == found)
+        }
+    }
+
     @Test("thousands of intervals at once")
     func large() {
         var generator = SplitMix(seed: 42)
