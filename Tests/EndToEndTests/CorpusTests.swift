@@ -93,7 +93,7 @@ struct CorpusTests {
                 "python3", "-W", "ignore", script, Taskcal.binary.path,
                 Taskcal.packageRoot.appendingPathComponent(".corpus-cache").path,
                 cli.path("work"),
-            ] + samples, in: cli.directory)
+            ] + samples, in: cli.directory, timeLimit: Taskcal.scriptLimit)
         #expect(result.status == 0, "\(result.stderr)")
         let summary =
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
@@ -208,7 +208,7 @@ struct CorpusTests {
             [
                 "python3", "-c",
                 "import sys, json, icalendar\nfor f in sys.argv[1:]:\n    try: icalendar.Calendar.from_jcal(json.load(open(f)))\n    except Exception: print(f)",
-            ] + written.map { $0 }, in: cli.directory)
+            ] + written.map { $0 }, in: cli.directory, timeLimit: Taskcal.scriptLimit)
         #expect(python.status == 0, "\(python.stderr)")
         let failed = Set(python.stdout.split(separator: "\n").map(String.init))
         let inputsOf = Dictionary(

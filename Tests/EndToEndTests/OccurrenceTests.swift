@@ -69,7 +69,7 @@ struct OccurrenceTests {
                 Taskcal.binary.path, "2015-01-01", "2026-01-01",
                 Taskcal.fixture("occurrences_reviewed.json"),
             ] + (corpus ?? []).filter { $0.hasSuffix(".ics") },
-            in: Taskcal.packageRoot)
+            in: Taskcal.packageRoot, timeLimit: Taskcal.scriptLimit)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -109,7 +109,7 @@ struct OccurrenceTests {
             [
                 "python3", "-W", "ignore", Taskcal.fixture("occurrences_property.py"),
                 Taskcal.binary.path, String(seed), String(count), cli.path("series"),
-            ], in: cli.directory)
+            ], in: cli.directory, timeLimit: Taskcal.scriptLimit)
         #expect(result.status == 0, "seed \(seed): \(result.stderr)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

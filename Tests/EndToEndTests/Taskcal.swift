@@ -27,6 +27,11 @@ struct Taskcal {
     /// any honest run, so it never fails a slow machine, only a command that never ends.
     static let hangLimit: TimeInterval = 300
 
+    /// How long a script that runs taskcal over the whole corpus or thousands of series may
+    /// run: under AddressSanitizer beside other suites on two cores the corpus' conformance
+    /// script took past `hangLimit` (killed, status 9), and such a script is hundreds of commands.
+    static let scriptLimit: TimeInterval = 3_600
+
     /// The package root: tests run from it under `swift test`.
     static let packageRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
