@@ -31,6 +31,13 @@ let package = Package(
         .executableTarget(
             name: "FuzzExpand",
             dependencies: ["FuzzSupport", .product(name: "TaskConversion", package: taskcal)]),
+        // The reports (overlaps, agenda, month, free time, statistics) over what a file says.
+        .executableTarget(
+            name: "FuzzReports",
+            dependencies: [
+                "FuzzSupport", .product(name: "TaskConversion", package: taskcal),
+                .product(name: "Reports", package: taskcal),
+            ]),
         // The WebDAV reply reader CalDAV reads every server answer with (no HTTP client: the
         // WebDAV module carries no trait).
         .executableTarget(

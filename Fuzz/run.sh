@@ -3,7 +3,7 @@
 #
 # Builds the fuzz targets (libFuzzer, AddressSanitizer and LeakSanitizer) and runs TARGET for
 # SECONDS (FUZZ_TIMEOUT: seconds one input may take, default 5). TARGET is one of FuzzICS,
-# FuzzJSON, FuzzExpand, FuzzDiaryImport, FuzzDAVReply, or "all" (each in turn for SECONDS). The seed corpus comes from Samples/, the test fixtures and, when it has
+# FuzzJSON, FuzzExpand, FuzzReports, FuzzDiaryImport, FuzzDAVReply, or "all" (each in turn for SECONDS). The seed corpus comes from Samples/, the test fixtures and, when it has
 # been fetched, the real-world corpus (.corpus-cache/); what the fuzzer learns stays in
 # Fuzz/corpus/TARGET (not committed). A crash, a leak, an input that takes more than
 # FUZZ_TIMEOUT seconds (-timeout, -report_slow_units) or more than 2 GB with AddressSanitizer's
@@ -21,7 +21,7 @@ jobs=${3:-1}
 # Seconds one input may take under AddressSanitizer before it counts as a hang (CI gives
 # slower machines more).
 timeout=${FUZZ_TIMEOUT:-5}
-targets=(FuzzICS FuzzJSON FuzzExpand FuzzDiaryImport FuzzDAVReply)
+targets=(FuzzICS FuzzJSON FuzzExpand FuzzReports FuzzDiaryImport FuzzDAVReply)
 if [ -z "$target" ]; then
     echo "usage: Fuzz/run.sh TARGET|all SECONDS [JOBS]   (targets: ${targets[*]})" >&2
     exit 2
@@ -79,7 +79,7 @@ fuzz_target() {
     case $name in
     FuzzICS) seed "$corpus" ics plain ;;
     FuzzJSON) seed "$corpus" json plain ;;
-    FuzzExpand) seed "$corpus" ics prefixed ;;
+    FuzzExpand | FuzzReports) seed "$corpus" ics prefixed ;;
     FuzzDiaryImport) seed "$corpus" ics chooser ;;
     FuzzDAVReply) seed "$corpus" dav plain ;;
     esac

@@ -9,8 +9,9 @@
 #
 # Stages, in this order (name some to run only those):
 #   asan         the whole suite under AddressSanitizer and LeakSanitizer, against the sanitized
-#                debug binary, the random series at full size (10,000 a run). CI: the suites
-#                that read untrusted input, 2,000 random series, against the release binary
+#                debug binary, the random series at full size (10,000 a run) and 100 mutated
+#                inputs for the bounds (BoundedOutputTests). CI: the suites that read untrusted
+#                input, 2,000 random series and 24 mutated inputs, against the release binary
 #   tsan         the whole suite under ThreadSanitizer (CI: none)
 #   debug        what the sanitizers skip, against the plain debug binary: the tests that fix
 #                the clock with libfaketime (it hangs a sanitized process as it starts)
@@ -60,7 +61,10 @@ export CI=1
 [ -d .corpus-cache ] || ../shared/corpus/fetch.sh .corpus-cache >/dev/null || true
 
 # Not TASKCAL_BINARY: the binary built beside the tests, sanitized or not.
-asan() { env -u TASKCAL_BINARY TASKCAL_RANDOM_SERIES=10000 Scripts/sanitizers.sh address; }
+asan() {
+    env -u TASKCAL_BINARY TASKCAL_RANDOM_SERIES=10000 TASKCAL_BOUNDED_CASES=100 \
+        Scripts/sanitizers.sh address
+}
 tsan() { env -u TASKCAL_BINARY Scripts/sanitizers.sh thread; }
 debug() {
     env -u TASKCAL_BINARY swift test --enable-all-traits \

@@ -124,13 +124,14 @@ public struct OverlapReport: Sendable {
     /// list a script reads, never held in memory (12.5 million pairs cost what 5,000
     /// entries do). Returns how many pairs there were.
     /// A series that overlaps itself comes first, one item each (``SeriesOverlap``), unless
-    /// `seriesPairs`; the count returned is of pairs and series items.
+    /// `seriesPairs`; the count returned is of pairs and series items. An error `write`
+    /// throws (an output past its limit) ends the report there.
     @discardableResult
     public static func writeAllJSON(
         entries: [ReportEntry], window: TimeSpan? = nil, seriesPairs: Bool = false,
         workers: Int = ProcessInfo.processInfo.activeProcessorCount,
-        bytes write: ([UInt8]) -> Void
-    ) -> Int {
+        bytes write: ([UInt8]) throws -> Void
+    ) rethrows -> Int {
         let kept = Self.entries(entries, meeting: window)
         let (series, groups) = Self.series(of: kept, window: window, unless: seriesPairs)
         var count = 0
@@ -141,20 +142,21 @@ public struct OverlapReport: Sendable {
             writer.raw(number == 0 ? "\n" : ",\n")
             finding.write(of: kept, to: &writer)
         }
-        write(writer.bytes)
-        OverlapSweep.forEachOverlap(kept.map(\.span), apart: groups) { found in
+        try write(writer.bytes)
+        try OverlapSweep.forEachOverlap(kept.map(\.span), apart: groups) { found in
             guard let overlap = clip(found, to: window) else { return }
             pending.append(overlap)
             count += 1
             if pending.count == Self.pairsPerBatch {
-                writePairs(
+                try writePairs(
                     pending, from: series.count + count - pending.count, of: kept, workers, write)
                 pending.removeAll(keepingCapacity: true)
             }
         }
-        writePairs(pending, from: series.count + count - pending.count, of: kept, workers, write)
+        try writePairs(
+            pending, from: series.count + count - pending.count, of: kept, workers, write)
         count += series.count
-        write(Array((count == 0 ? "]\n" : "\n]\n").utf8))
+        try write(Array((count == 0 ? "]\n" : "\n]\n").utf8))
         return count
     }
 
@@ -167,8 +169,8 @@ public struct OverlapReport: Sendable {
     /// to `write` in order: the bytes are those one thread writes.
     private static func writePairs(
         _ pairs: [Overlap], from first: Int, of entries: [ReportEntry], _ workers: Int,
-        _ write: ([UInt8]) -> Void
-    ) {
+        _ write: ([UInt8]) throws -> Void
+    ) rethrows {
         guard !pairs.isEmpty else { return }
         let parts = max(1, min(workers, pairs.count / 1_024))
         let written = Locked([[UInt8]](repeating: [], count: parts))
@@ -183,7 +185,7 @@ public struct OverlapReport: Sendable {
             let bytes = writer.bytes
             written.withLock { $0[part] = bytes }
         }
-        for part in written.withLock({ $0 }) { write(part) }
+        for part in written.withLock({ $0 }) { try write(part) }
     }
 
     /// One pair: `{"first": RECORD, "second": RECORD, "overlap_start": …, "overlap_finish": …}`.
@@ -440,15 +442,37 @@ public struct Agenda: Sendable {
     /// `[{"start": "…", "finish": "…", "label": "14:00–15:00", "entries": [RECORD, …]}, …]`,
     /// every entry of every row: machine output is whole (the day screen is what counts rows).
     public func json() -> String {
-        let rows = slots.map { slot in
+        var text = ""
+        json { text += $0 }
+        return text
+    }
+
+    /// ``json()`` in pieces to `write`, row by row and a few hundred entries at a time, each
+    /// record made once however many rows it is in: a series that fills every hour of the day
+    /// with 100,000 occurrences is 2.4 million entries, and a report that stops at its output
+    /// limit (an error `write` throws) stops there, not after making all of them.
+    public func json(to write: (String) throws -> Void) rethrows {
+        var lines = [String?](repeating: nil, count: records.count)
+        try write("[\n")
+        for (number, slot) in slots.enumerated() {
             var label = JSONWriter()
             label.string(self.label(slot))
-            return
-                "{\"start\": \"\(slot.span.start)\", \"finish\": \"\(slot.span.finish)\", \"label\": \(label.text), "
+            var piece =
+                (number == 0 ? "" : ",\n")
+                + "{\"start\": \"\(slot.span.start)\", \"finish\": \"\(slot.span.finish)\", \"label\": \(label.text), "
                 + "\"entries\": ["
-                + slot.entries.map { records[$0].jsonLine }.joined(separator: ", ") + "]}"
+            for (count, position) in slot.entries.enumerated() {
+                if lines[position] == nil { lines[position] = records[position].jsonLine }
+                if count > 0 { piece += ", " }
+                piece += lines[position]!
+                if piece.utf8.count >= 1 << 16 {
+                    try write(piece)
+                    piece = ""
+                }
+            }
+            try write(piece + "]}")
         }
-        return "[\n" + rows.joined(separator: ",\n") + "\n]\n"
+        try write("\n]\n")
     }
 
     /// Most entries one row of the day screen shows; the rest are counted ("… and 3,540 more").

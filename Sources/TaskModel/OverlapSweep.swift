@@ -88,20 +88,20 @@ public enum OverlapSweep {
     /// Hands every overlapping pair of `spans` to `body` as the sweep finds it, in the order
     /// of ``overlaps(_:)-([TimeSpan])``, holding none: a list of millions of pairs written
     /// out costs the memory of the running intervals only. Returns how many pairs there were.
-    /// `apart` as for ``overlaps(_:apart:limit:)``.
+    /// `apart` as for ``overlaps(_:apart:limit:)``. An error `body` throws ends the sweep.
     @discardableResult
     public static func forEachOverlap(
-        _ spans: [TimeSpan], apart groups: [Int]? = nil, _ body: (Overlap) -> Void
-    ) -> Int {
-        sweep(spans, apart: groups, limit: Int.max, body)
+        _ spans: [TimeSpan], apart groups: [Int]? = nil, _ body: (Overlap) throws -> Void
+    ) rethrows -> Int {
+        try sweep(spans, apart: groups, limit: Int.max, body)
     }
 
     /// The sweep: the first `limit` pairs to `emit`, and the count of all, leaving out pairs
     /// within one group of `groups`. The running members of each group are counted, so the
     /// total needs no look at them; listing passes over them once (no sort, no pair made).
     private static func sweep(
-        _ spans: [TimeSpan], apart groups: [Int]?, limit: Int, _ emit: (Overlap) -> Void
-    ) -> Int {
+        _ spans: [TimeSpan], apart groups: [Int]?, limit: Int, _ emit: (Overlap) throws -> Void
+    ) rethrows -> Int {
         precondition(groups.map { $0.count == spans.count } ?? true)
         let order = spans.indices.filter { !spans[$0].isEmpty }.sorted {
             (spans[$0].start, spans[$0].finish, $0) < (spans[$1].start, spans[$1].finish, $1)
@@ -137,7 +137,7 @@ public enum OverlapSweep {
             group.sort()
             for otherRank in group.prefix(limit - emitted) {
                 let other = order[otherRank]
-                emit(
+                try emit(
                     Overlap(
                         first: other, second: index,
                         shared: TimeSpan(

@@ -392,3 +392,16 @@ public struct Alarm: Sendable, Hashable {
         self.enabled = enabled
     }
 }
+
+extension TaskRecord {
+    /// The name as a message quotes it: at most ``nameInMessagesLength`` characters, then
+    /// `…`. A name may be as long as its file (a 60 KB `SUMMARY` is valid iCalendar), and a
+    /// warning that quotes it whole is unreadable and as long as the file again.
+    public var nameInMessages: String {
+        name.count <= Self.nameInMessagesLength
+            ? name : String(name.prefix(Self.nameInMessagesLength)) + "…"
+    }
+
+    /// The most characters of a name a message quotes: 80.
+    public static let nameInMessagesLength = 80
+}

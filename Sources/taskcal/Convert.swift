@@ -229,6 +229,21 @@ struct Convert: ParsableCommand {
             valueName: "n"))
     var maxOccurrences: Int = Expansion.defaultLimit
 
+    @Option(
+        help: ArgumentHelp(
+            tr("The most an output may take: a size (200MB, 1GiB) or none."),
+            discussion:
+                tr(
+                    "An expansion writes each occurrence in full, so a few lines can ask for gigabytes. Unless told, --expand writes at most 64 MiB or four times what it reads, whichever is more, and other conversions have no limit. Past it the command fails (exit 2) and writes nothing."
+                ),
+            valueName: "size"))
+    var maxOutput: String?
+
+    /// `--max-output`, when given.
+    var outputLimit: OutputLimit? {
+        maxOutput.flatMap(OutputLimit.bytes).map { OutputLimit(bytes: $0) }
+    }
+
     @Flag(
         help:
             .tr(
@@ -297,6 +312,14 @@ struct Convert: ParsableCommand {
             )
     )
     var redactAll = false
+
+    @Flag(
+        help: ArgumentHelp(
+            tr("Read the output back and compare it with what was written, as taskcal diff does."),
+            discussion: tr(
+                "A difference no warning of the conversion said is an error: it is listed, the output is kept, and the exit code is 1. What --expand, --redact and --drop-extra change on purpose is not a difference; --for APP's repairs are said as warnings. In batch mode each file's differences are counted in the report."
+            )))
+    var verify = false
 
     @Flag(name: .shortAndLong, help: .tr("Print only errors."))
     var quiet = false
@@ -397,6 +420,11 @@ struct Convert: ParsableCommand {
             )
         }
         if maxOccurrences < 1 { throw ValidationError("--max-occurrences must be at least 1") }
+        if let maxOutput, OutputLimit.bytes(maxOutput) == nil {
+            throw ValidationError(
+                "--max-output '\(maxOutput)' is not a size such as 200MB, 1GiB or 5000000, nor none"
+            )
+        }
         if uidDomain.isEmpty || uidDomain.contains(where: { $0.isWhitespace || $0 == "@" }) {
             throw ValidationError("--uid-domain '\(uidDomain)' is not a domain such as example.org")
         }
@@ -440,6 +468,7 @@ struct Convert: ParsableCommand {
         write.calendarName = calendarName
         write.split = split
         write.app = app
+        write.outputLimit = outputLimit
         if let attachmentBaseURL, let extractAttachments {
             write.attachmentLinks = AttachmentLinks(
                 directory: URL(fileURLWithPath: extractAttachments), baseURL: attachmentBaseURL)
@@ -447,7 +476,8 @@ struct Convert: ParsableCommand {
         // .ics records are rendered on --jobs threads too (the bytes are those of one).
         write.parallelism = jobs
         let report = Converter.convert(
-            inputs: inputs, output: output, read: read, write: write, skipInvalid: skipInvalid)
+            inputs: inputs, output: output, read: read, write: write, skipInvalid: skipInvalid,
+            verify: verify)
         Console.show(report, quiet: quiet)
         if skipInvalid && !report.succeeded && report.unreadableInputs == 0 {
             let skipped = report.errors.count + report.suppressedErrors
@@ -473,6 +503,35 @@ struct Convert: ParsableCommand {
             Console.note(
                 "wrote \(report.records) record\(report.records == 1 ? "" : "s") to \(target)")
         }
+        if let verification = report.verification { try Self.show(verification, quiet: quiet) }
+    }
+
+    /// Says what `--verify` found; exit 1 when a difference was not said before.
+    static func show(_ verification: Verification, quiet: Bool) throws {
+        for error in verification.readBackErrors {
+            Console.error("--verify: the output does not read back: \(error.description)")
+        }
+        let unsaid = verification.unsaid
+        if !unsaid.isEmpty {
+            let lines = unsaid.text(zone: TimeZones.localName).split(separator: "\n").dropLast()
+            for line in lines { Console.error("--verify: \(line)") }
+        }
+        let all = verification.difference
+        let differences = all.missing.count + all.extra.count + all.changed.count
+        let notSaid = unsaid.missing.count + unsaid.extra.count + unsaid.changed.count
+        if verification.succeeded {
+            if !quiet {
+                Console.note(
+                    differences == 0
+                        ? "verified: \(all.same) record(s) read back as written"
+                        : "verified: \(all.same) record(s) read back as written, \(differences) differ as the warnings above say"
+                )
+            }
+            return
+        }
+        Console.error(
+            "--verify: the output is kept, but \(notSaid) difference(s) no warning said (above)")
+        throw ExitCode(1)
     }
 
     private func sameFile(_ first: String, _ second: String) -> Bool {
@@ -599,8 +658,10 @@ extension Convert {
         write.uidNamespace = uidNamespace
         write.calendarName = calendarName
         write.app = app
-        let batch = BatchConverter(
+        write.outputLimit = outputLimit
+        var batch = BatchConverter(
             read: read, write: write, format: to, jobs: jobs, force: force, failFast: failFast)
+        batch.verify = verify
         let (planned, problems) = batch.plan(inputs: inputs, into: directory)
         for problem in problems { Console.error(problem.description) }
         guard problems.isEmpty else { throw ExitCode(2) }
@@ -608,14 +669,15 @@ extension Convert {
         let jobs = share?.of(planned) ?? planned
         let bar = ProgressBar(total: jobs.count, enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let summary = batch.run(jobs) { outcome, done in
-            if outcome.status == .failed && !bar.enabled {
+            if (outcome.status == .failed || (outcome.differences ?? 0) > 0) && !bar.enabled {
                 for error in outcome.errors.prefix(20) { Console.error(error.description) }
             }
             bar.update(done: done, records: outcome.records)
         }
         bar.finish()
         if bar.enabled {
-            for outcome in summary.outcomes where outcome.status == .failed {
+            for outcome in summary.outcomes
+            where outcome.status == .failed || (outcome.differences ?? 0) > 0 {
                 for error in outcome.errors.prefix(20) { Console.error(error.description) }
             }
         }
@@ -639,7 +701,12 @@ extension Convert {
         let line =
             "converted \(summary.count(.converted)) file(s), failed \(summary.count(.failed)), skipped \(summary.count(.skipped)); \(summary.records) records written, \(summary.warnings) warning(s), in \(String(format: "%.1f", summary.seconds)) s"
         if !quiet || summary.count(.failed) > 0 { Console.note(line) }
-        if summary.count(.failed) > 0 { throw ExitCode(1) }
+        if verify {
+            Console.note(
+                "verified: \(summary.count(.converted) - summary.differing) output(s) read back as written, \(summary.differing) with differences no warning said"
+            )
+        }
+        if summary.count(.failed) > 0 || summary.differing > 0 { throw ExitCode(1) }
     }
 
     /// `--merge-reports`: the inputs are the workers' reports.

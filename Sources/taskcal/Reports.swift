@@ -52,6 +52,19 @@ struct ReportInputs: ParsableArguments {
     var maxOccurrences: Int = Expansion.defaultLimit
 
     @Option(
+        help: ArgumentHelp(
+            tr("The most the report may print: a size (200MB, 1GiB) or none."),
+            discussion:
+                tr(
+                    "Unless told, 64 MiB or four times what the report reads, whichever is more: a few repeating entries can overlap one another millions of times. Past it the report prints nothing and fails (exit 2), saying how to ask for less."
+                ),
+            valueName: "size"))
+    var maxOutput: String?
+
+    /// `--max-output` in bytes, when given.
+    var outputLimit: Int? { maxOutput.flatMap(OutputLimit.bytes) }
+
+    @Option(
         name: .customLong("format"),
         help: .tr(
             "text for people, json for scripts; svg or html, a picture (stats, month and overlaps)."
@@ -72,6 +85,11 @@ struct ReportInputs: ParsableArguments {
     func validate() throws {
         try Zone.validate(tz)
         if maxOccurrences < 1 { throw ValidationError("--max-occurrences must be at least 1") }
+        if let maxOutput, OutputLimit.bytes(maxOutput) == nil {
+            throw ValidationError(
+                "--max-output '\(maxOutput)' is not a size such as 200MB, 1GiB or 5000000, nor none"
+            )
+        }
     }
 
     var time: LocalTime { Zone.time(tz) }
@@ -304,11 +322,17 @@ struct Overlaps: ParsableCommand {
                 start: from.flatMap(time.parse) ?? Timestamp.range.lowerBound,
                 finish: to.flatMap(time.parse) ?? Timestamp.range.upperBound)
         }
+        let out = try ReportPrinter(
+            options, inputs: inputs,
+            advice:
+                "or list fewer pairs with --max-pairs N (all are counted), or a shorter window with --from and --to"
+        )
         // Machine output is whole unless the user set a limit, and then says so inside itself.
         if options.format == .json && maxPairs == nil {
-            let total = OverlapReport.writeAllJSON(
+            let total = try OverlapReport.writeAllJSON(
                 entries: entries, window: window, seriesPairs: seriesPairs,
-                bytes: Console.standardOutput(_:))
+                bytes: out.write(bytes:))
+            try out.finish()
             if timing {
                 timingNote(started: started, read: read, readPeak: readPeak, entries, total)
             }
@@ -320,17 +344,23 @@ struct Overlaps: ParsableCommand {
             seriesPairs: seriesPairs)
         let found = clock.now
         if options.output.isPicture {
-            Pictures.write(
+            try Pictures.write(
                 options.output, title: tr("Overlaps"), [report.svg(in: time)],
-                table: report.table(in: time))
+                table: report.table(in: time), to: out)
             if report.total > 0 || !report.series.isEmpty { throw ExitCode(1) }
             return
         }
+        // The pairs listed are held already (at most --max-pairs): a write past the limit
+        // stops the report at the end of the listing.
+        var failure: Error?
         switch options.format {
         case .json:
-            // In pieces of about 64 KB: print's lock and buffer once per piece, not per pair.
-            report.countedJSON(bytes: { print(String(decoding: $0, as: UTF8.self), terminator: "") }
-            )
+            report.countedJSON(bytes: { bytes in
+                guard failure == nil else { return }
+                do { try out.write(bytes: bytes) } catch { failure = error }
+            })
+            if let failure { throw failure }
+            try out.finish()
             if report.unlisted > 0 {
                 Console.note(
                     "warning: listed the first \(report.overlaps.count) of \(report.total) overlapping pairs; list more with --max-pairs"
@@ -338,7 +368,13 @@ struct Overlaps: ParsableCommand {
             }
         case .text:
             report.text(
-                in: time, style: Style.forStandardOutput(), to: { print($0, terminator: "") })
+                in: time, style: Style.forStandardOutput(),
+                to: { text in
+                    guard failure == nil else { return }
+                    do { try out.write(text) } catch { failure = error }
+                })
+            if let failure { throw failure }
+            try out.finish()
         }
         if timing {
             timingNote(
@@ -420,10 +456,12 @@ struct Agenda: ParsableCommand {
             }
         }
         let agenda = Reports.Agenda(day: day, time: time, records: records)
+        let out = try ReportPrinter(options, inputs: inputs, advice: "")
         switch options.format {
-        case .json: print(agenda.json(), terminator: "")
-        case .text: print(agenda.text(style: Style.forStandardOutput()), terminator: "")
+        case .json: try agenda.json(to: out.write(_:))
+        case .text: try out.write(agenda.text(style: Style.forStandardOutput()))
         }
+        try out.finish()
     }
 
     static func split(_ arguments: [String], time: LocalTime) throws -> (LocalTime.Day, [String]) {
@@ -498,18 +536,20 @@ struct Month: ParsableCommand {
                 entries.append(ReportEntry(record, source: location, time: time))
             }
         }
+        let out = try ReportPrinter(options, inputs: inputs, advice: "")
         if options.output.isPicture {
             let picture = MonthPicture(
                 year: year, month: month, time: time, entries: entries, today: today)
-            return Pictures.write(
+            return try Pictures.write(
                 options.output, title: "\(Localization.month(month)) \(year)", [picture.svg()],
-                table: picture.table)
+                table: picture.table, to: out)
         }
         let view = MonthView(year: year, month: month, time: time, records: spans, today: today)
         switch options.format {
-        case .json: print(view.json(), terminator: "")
-        case .text: print(view.text(style: Style.forStandardOutput()), terminator: "")
+        case .json: try out.write(view.json())
+        case .text: try out.write(view.text(style: Style.forStandardOutput()))
         }
+        try out.finish()
     }
 }
 
@@ -653,16 +693,24 @@ struct FreeTimeOptions: ParsableArguments {
             busy: busy, window: window, time: time, minimum: minimum.flatMap(Self.seconds) ?? 0,
             hours: hours.flatMap(FreeTime.Hours.init), days: days.flatMap(FreeTime.Days.init),
             limit: maxSlots ?? (reading.format == .json ? Int.max : FreeTime.defaultLimit))
+        let out = try ReportPrinter(
+            reading, inputs: inputs,
+            advice:
+                "or list fewer stretches with --max-slots N, or a shorter window with --from and --to"
+        )
         switch reading.format {
         case .json:
             // Whole unless the user set a limit, and then it says so inside itself.
-            print(maxSlots == nil ? free.json() : free.countedJSON(), terminator: "")
+            try out.write(maxSlots == nil ? free.json() : free.countedJSON())
+            try out.finish()
             if free.unlisted > 0 {
                 Console.note(
                     "warning: listed the first \(free.slots.count) of \(free.total) free stretches; list more with --max-slots"
                 )
             }
-        case .text: print(free.text(in: time, style: Style.forStandardOutput()), terminator: "")
+        case .text:
+            try out.write(free.text(in: time, style: Style.forStandardOutput()))
+            try out.finish()
         }
         if free.total == 0 { throw ExitCode(1) }
     }
@@ -787,15 +835,19 @@ struct StatisticsOptions: ParsableArguments {
                 span.map { time >= $0.start && time < $0.finish } ?? true
             }.count, window: span, time: time, grouping: by,
             now: Int64(Date().timeIntervalSince1970))
+        let out = try ReportPrinter(
+            reading, inputs: inputs, advice: "or a shorter window with --from and --to")
         if reading.output.isPicture {
-            return Pictures.write(
+            return try Pictures.write(
                 reading.output, title: tr("Statistics"),
-                [stats.heatMap(in: time), stats.habitGrid(in: time)], table: stats.table(in: time))
+                [stats.heatMap(in: time), stats.habitGrid(in: time)], table: stats.table(in: time),
+                to: out)
         }
         switch reading.format {
-        case .json: print(stats.json(), terminator: "")
-        case .text: print(stats.text(in: time, style: Style.forStandardOutput()), terminator: "")
+        case .json: try out.write(stats.json())
+        case .text: try out.write(stats.text(in: time, style: Style.forStandardOutput()))
         }
+        try out.finish()
     }
 }
 
@@ -842,14 +894,16 @@ struct Stats: ParsableCommand {
 /// self-contained HTML page.
 enum Pictures {
     static func write(
-        _ output: ReportOutput, title: String, _ pictures: [Markup], table: [[String]]
-    ) {
+        _ output: ReportOutput, title: String, _ pictures: [Markup], table: [[String]],
+        to out: ReportPrinter
+    ) throws {
         switch output {
         case .html:
-            print(Drawing.htmlPage(title: title, pictures: pictures, table: table), terminator: "")
+            try out.write(Drawing.htmlPage(title: title, pictures: pictures, table: table))
         default:
-            print(Drawing.svgFile(stacked(pictures, title: title)), terminator: "")
+            try out.write(Drawing.svgFile(stacked(pictures, title: title)))
         }
+        try out.finish()
     }
 
     /// `pictures` in one SVG, each below the one before.

@@ -47,7 +47,8 @@ struct TaskcalCommand: ParsableCommand {
             """),
         version: TaskcalCommand.version,
         subcommands: [
-            Convert.self, Validate.self, Lint.self, Overlaps.self, Agenda.self, Month.self,
+            Convert.self, Validate.self, Lint.self, Diff.self, Overlaps.self, Agenda.self,
+            Month.self,
             Free.self, Stats.self, Inbox.self,
             DiaryCommand.self, CalDAVCommand.self,
         ]

@@ -16,7 +16,10 @@ final class JCalRecordSink: RecordSink {
             FileManager.default.temporaryDirectory.appendingPathComponent(
                 "taskcal-jcal-\(getpid())-\(UUID().uuidString).ics"
             ).path
-        ics = ICSRecordSink(try OutputFile(path: staging), options: options)
+        let stage = try OutputFile(path: staging)
+        // The .ics staged is about as large as the jCal made of it: held to the same limit.
+        stage.limit = options.outputLimit
+        ics = ICSRecordSink(stage, options: options)
     }
 
     deinit { unlink(staging) }

@@ -26,6 +26,9 @@ public struct BatchConverter: Sendable {
         public var warnings: [Diagnostic] = []
         /// Why a skipped file was skipped.
         public var reason: String?
+        /// With ``BatchConverter/verify``: the differences between the output read back and
+        /// what was written that no warning said (each listed in ``errors``).
+        public var differences: Int?
     }
 
     /// The whole run.
@@ -39,6 +42,8 @@ public struct BatchConverter: Sendable {
         }
         public var records: Int { outcomes.reduce(0) { $0 + $1.records } }
         public var warnings: Int { outcomes.reduce(0) { $0 + $1.warnings.count } }
+        /// Files whose output did not read back as written (`verify`).
+        public var differing: Int { outcomes.filter { ($0.differences ?? 0) > 0 }.count }
     }
 
     public var read: ReadOptions
@@ -48,6 +53,8 @@ public struct BatchConverter: Sendable {
     public var jobs: Int
     public var force: Bool
     public var failFast: Bool
+    /// Each output read back and compared with what was written (`convert --verify`).
+    public var verify = false
 
     public init(
         read: ReadOptions, write: WriteOptions, format: Format?, jobs: Int, force: Bool,
@@ -180,11 +187,23 @@ public struct BatchConverter: Sendable {
         read.namespaceOfFile = { _ in namespace }
         options.namespaceOfFile = { _ in namespace }
         let report = Converter.convert(
-            inputs: [job.input], output: job.output, read: read, write: options)
-        return Outcome(
+            inputs: [job.input], output: job.output, read: read, write: options, verify: verify)
+        var outcome = Outcome(
             job: job, status: report.succeeded ? .converted : .failed,
             records: report.succeeded ? report.records : 0,
             errors: report.errors, warnings: report.warnings)
+        if let verification = report.verification {
+            let unsaid = verification.unsaid
+            outcome.differences =
+                unsaid.missing.count + unsaid.extra.count + unsaid.changed.count
+                + verification.readBackErrors.count
+            for line in unsaid.text(zone: "UTC").split(separator: "\n").dropLast() {
+                outcome.errors.append(
+                    Diagnostic(.error, Location(file: job.output), "--verify: \(line)"))
+            }
+            outcome.errors += verification.readBackErrors
+        }
+        return outcome
     }
 }
 
@@ -202,6 +221,9 @@ extension BatchConverter.Summary {
             writer.field("status", string: outcome.status.rawValue)
             writer.field("records", number: Int64(outcome.records))
             if let reason = outcome.reason { writer.field("reason", string: reason) }
+            if let differences = outcome.differences {
+                writer.field("differences", number: Int64(differences))
+            }
             writer.end()
             var text = writer.text
             text.removeLast()
@@ -210,6 +232,7 @@ extension BatchConverter.Summary {
         }
         return """
             {"converted": \(count(.converted)), "failed": \(count(.failed)), "skipped": \(count(.skipped)), \
+            \(outcomes.contains { $0.differences != nil } ? "\"differing\": \(differing), " : "")\
             "records": \(records), "warnings": \(warnings), "seconds": \(String(format: "%.3f", seconds)), \
             \(shard?.json ?? "")"files": [
             \(files.joined(separator: ",\n"))

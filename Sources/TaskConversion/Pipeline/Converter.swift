@@ -17,6 +17,8 @@ public struct ConversionReport: Sendable {
     public var written = 0
     /// The files written when they are not the output named (the parts of a split output).
     public var outputs: [String] = []
+    /// With `verify`: the output read back and compared with what was written.
+    public var verification: Verification?
 
     /// True when there was no error.
     public var succeeded: Bool { errors.isEmpty }
@@ -33,6 +35,19 @@ public struct ConversionReport: Sendable {
     public init() {}
 }
 
+extension WriteOptions {
+    /// These options with the default ``OutputLimit`` of an expansion when `read` expands
+    /// and no limit is set: an expansion's output grows with its occurrences, not its input.
+    func limitingExpansion(of read: ReadOptions, reading inputBytes: Int) -> WriteOptions {
+        guard outputLimit == nil, read.expansion != nil else { return self }
+        var limited = self
+        limited.outputLimit = .standard(
+            reading: inputBytes,
+            advice: "or choose a shorter --expand window or fewer occurrences (--max-occurrences)")
+        return limited
+    }
+}
+
 /// JSON, NDJSON and iCalendar into one another, record by record.
 public enum Converter {
     /// How many errors are kept for the report; the rest are only counted.
@@ -42,13 +57,52 @@ public enum Converter {
     ///
     /// Every input is read to the end so that every problem is reported; if there is any,
     /// the output is abandoned (no file appears, an existing one is untouched).
+    ///
+    /// `verify` reads the output back when it is written and compares it with the records
+    /// written into it (``ConversionReport/verification``); standard output is then written
+    /// to a temporary file first and copied out once it has been read back.
     public static func convert(
         inputs: [String], output: String, read: ReadOptions, write: WriteOptions,
-        skipInvalid: Bool = false
+        skipInvalid: Bool = false, verify: Bool = false
     ) -> ConversionReport {
-        convert(
-            inputs.map { ($0, nil) }, output: output, read: read, write: write,
-            skipInvalid: skipInvalid)
+        let write = write.limitingExpansion(of: read, reading: OutputLimit.inputBytes(inputs))
+        guard verify else {
+            return convert(
+                inputs.map { ($0, nil) }, output: output, read: read, write: write,
+                skipInvalid: skipInvalid, verify: false)
+        }
+        return verifying(output: output, format: write.format) { target in
+            convert(
+                inputs.map { ($0, nil) }, output: target, read: read, write: write,
+                skipInvalid: skipInvalid, verify: true)
+        }
+    }
+
+    /// Runs `convert` into `output`, or, for standard output, into a temporary file of the
+    /// same format that is copied out when the conversion and its verification are done (so
+    /// standard output gets the bytes a file gets, and nothing when the conversion fails).
+    private static func verifying(
+        output: String, format: Format?, _ convert: (String) -> ConversionReport
+    ) -> ConversionReport {
+        guard output == "-" else { return convert(output) }
+        let suffix = (format ?? .json).fileExtension
+        let staged = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "taskcal-verify-\(getpid())-\(UUID().uuidString).\(suffix)"
+        ).path
+        defer { unlink(staged) }
+        var report = convert(staged)
+        guard report.succeeded else { return report }
+        do {
+            let out = try OutputFile(path: "-")
+            try out.write(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: staged))))
+            try out.commit()
+        } catch let error as Diagnostic {
+            report.errors.append(error)
+        } catch {
+            report.errors.append(
+                Diagnostic(.error, Location(file: "-"), "cannot write: \(error)", code: .io))
+        }
+        return report
     }
 
     /// Converts `bytes` in memory (named `name` in messages, read as `format`) into
@@ -66,14 +120,18 @@ public enum Converter {
                             bytes: bytes, name: name, format: format, options: read)
                     }
                 )
-            ], output: output, read: read, write: write, skipInvalid: false)
+            ], output: output, read: read,
+            write: write.limitingExpansion(of: read, reading: bytes.count), skipInvalid: false,
+            verify: false)
     }
 
     private static func convert(
         _ inputs: [(name: String, open: (() throws(Diagnostic) -> any RecordSource)?)],
-        output: String, read: ReadOptions, write: WriteOptions, skipInvalid: Bool
+        output: String, read: ReadOptions, write: WriteOptions, skipInvalid: Bool, verify: Bool
     ) -> ConversionReport {
         var report = ConversionReport()
+        // With verify, what is handed to the sink, as `diff` compares it.
+        var handedOver = CalendarDiff.Side(name: inputs.first?.name ?? output)
         let sink: any RecordSink
         do {
             sink = try openRecordSink(output, options: write)
@@ -110,6 +168,8 @@ public enum Converter {
         for (input, open) in inputs {
             let before = calendar
             var current = CalendarInfo()
+            var scheme = write.uidScheme
+            scheme.namespace = write.uidNamespace ?? write.namespaceOfFile(input)
             drain(
                 input, options: read, into: &report, keepGoing: skipInvalid, open: open,
                 settle: settle
@@ -122,6 +182,7 @@ public enum Converter {
                     merged.merge(info)
                     sink.calendar = merged
                 }
+                if verify { handedOver.add(record, at: location, scheme: scheme) }
                 if batchSize > 0 {
                     pending.append((record, location))
                     if pending.count >= batchSize { flush(completing: false) }
@@ -145,6 +206,21 @@ public enum Converter {
                 report.warnings += sink.notes
             } catch {
                 report.errors.append(error)
+            }
+            if verify, report.succeeded {
+                handedOver.calendar = named(calendar, write.calendarName)
+                // Read back as written: records without a UID of their own are derived in
+                // the first input's namespace, as they were written.
+                var back = ReadOptions(format: write.format ?? Format(path: output))
+                back.uidScheme = write.uidScheme
+                back.uidScheme.namespace =
+                    write.uidNamespace ?? write.namespaceOfFile(inputs.first?.name ?? output)
+                back.floatingZone = read.floatingZone
+                report.verification = Verification.verify(
+                    written: handedOver,
+                    outputs: report.outputs.isEmpty ? [output] : report.outputs,
+                    options: back,
+                    said: report.warnings.map(\.location) + sink.changedPlaces)
             }
         } else {
             sink.abandon()

@@ -32,10 +32,14 @@ public func openRecordSink(_ path: String, options: WriteOptions) throws(Diagnos
                 "--split-size and --split-count write .ics files named after -o (out.ics → out-001.ics, …); give an .ics output file",
                 code: .usage)
         }
-        let measure = ICSRecordSink(OutputFile(discardingAs: path), options: options)
+        // Every record is measured as it comes: the limit holds the parts together.
+        let measured = OutputFile(discardingAs: path)
+        measured.limit = options.outputLimit
+        let measure = ICSRecordSink(measured, options: options)
         return SplitICSSink(path, options: options, limit: split, measure: measure)
     }
     let output = try OutputFile(path: path, mode: options.fileMode)
+    output.limit = options.outputLimit
     switch format {
     case .json: return JSONRecordSink(output, name: options.calendarName)
     case .ndjson: return NDJSONRecordSink(output, name: options.calendarName)

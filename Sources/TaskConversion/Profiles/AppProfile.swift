@@ -72,6 +72,7 @@ extension CalendarApp {
                 })
             {
                 shaped.icalExtra.append("X-MICROSOFT-CDO-ALLDAYEVENT:TRUE")
+                note(AppRules.outlookAllDay, "\(name): X-MICROSOFT-CDO-ALLDAYEVENT:TRUE added")
             }
         case .google:
             let enabled = shaped.alarms.filter(\.enabled).count
@@ -162,14 +163,26 @@ final class ProfileSink: RecordSink {
         set {
             repairs.zones = (try? ZoneCatalog(calendar: newValue)) ?? ZoneCatalog()
             let location = Location(file: path)
-            base.calendar = repairs.shape(app.shape(newValue)) { rule, message, text in
+            let shaped = app.shape(newValue)
+            if shaped.icalExtra.count > newValue.icalExtra.count,
+                saidComponents.insert("METHOD:PUBLISH").inserted
+            {
+                count(
+                    AppFinding(
+                        rule: AppRules.outlookPublish, location: location,
+                        message: "METHOD:PUBLISH added"))
+            }
+            base.calendar = repairs.shape(shaped) { rule, message, text in
                 guard saidComponents.insert(text).inserted else { return }
                 count(AppFinding(rule: rule, location: location, message: message))
             }
         }
     }
 
+    private(set) var changedPlaces: [Location] = []
+
     private func count(_ finding: AppFinding) {
+        changedPlaces.append(finding.location)
         if let index = changeOf[finding.rule.code] {
             changes[index].count += 1
         } else {

@@ -123,6 +123,16 @@ public enum AppRules {
         summary:
             "an inline attachment is named by X-FILENAME; taskcal --for outlook adds it, one without a file name shows untitled",
         source: oxcical + ": ATTACH, X-FILENAME")
+    public static let outlookAllDay = AppRule(
+        code: "outlook-all-day", app: .outlook, effect: .changes,
+        summary:
+            "an all-day event shows as all-day when marked X-MICROSOFT-CDO-ALLDAYEVENT:TRUE; taskcal --for outlook adds it",
+        source: oxcical + ": X-MICROSOFT-CDO-ALLDAYEVENT")
+    public static let outlookPublish = AppRule(
+        code: "outlook-publish", app: .outlook, effect: .changes,
+        summary:
+            "a calendar without METHOD may be taken for a meeting request; taskcal --for outlook writes METHOD:PUBLISH",
+        source: oxcical + ": METHOD")
     public static let outlookUndeclaredZone = AppRule(
         code: "outlook-undeclared-zone", app: .outlook, effect: .changes,
         summary: "a TZID without its VTIMEZONE is taken as floating time",
@@ -176,7 +186,9 @@ public enum AppRules {
     public static let all: [AppRule] =
         [
             outlookTodo, outlookOneAlarm, outlookAlarmAction, outlookAlarmRepeat,
-            outlookDisabledAlarm, outlookAttachmentName, outlookUndeclaredZone, googleReminders,
+            outlookDisabledAlarm, outlookAttachmentName, outlookAllDay, outlookPublish,
+            outlookUndeclaredZone,
+            googleReminders,
             googleInlineAttachment, googleTodo, googleFileSize, appleMalformedLine, appleQuotedZone,
             thunderbirdStructure, caldavMissingUID, caldavDuplicateUID, caldavBadValue,
         ] + strict

@@ -10,8 +10,13 @@ import Foundation
 /// that it can be revised like a file (``canRewrite``): what a sink learns only at the end
 /// (a calendar's name, a zone a later event defines) reaches standard output as it reaches a
 /// file, byte for byte, and a failed run writes nothing there.
-final class OutputFile {
-    let displayPath: String
+///
+/// An output may have a ``limit``: past it the write fails and nothing is written (the
+/// reports and expansions, whose output can be many times their input).
+package final class OutputFile {
+    package let displayPath: String
+    /// The most bytes this output may take (none when nil); a write past it throws.
+    package var limit: OutputLimit?
     private let target: String?
     private let temporary: String?
     /// Where the bytes go before the commit: the temporary file, or the spool of a direct
@@ -39,7 +44,7 @@ final class OutputFile {
 
     /// Opens `path` for writing; the file gets `mode` (default: as any new file would, 0666
     /// less the umask; a diary asks for 0600).
-    init(path: String, mode: mode_t? = nil) throws(Diagnostic) {
+    package init(path: String, mode: mode_t? = nil) throws(Diagnostic) {
         displayPath = path
         self.mode = mode ?? Self.defaultMode
         discards = false
@@ -141,14 +146,16 @@ final class OutputFile {
         if !done { abandon() }
     }
 
-    func write(_ text: String) throws(Diagnostic) {
+    package func write(_ text: String) throws(Diagnostic) {
         written += text.utf8.count
+        if let limit, written > limit.bytes { throw limit.exceeded(displayPath) }
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= heldLimit { try flush() }
     }
 
-    func write(bytes: [UInt8]) throws(Diagnostic) {
+    package func write(bytes: [UInt8]) throws(Diagnostic) {
         written += bytes.count
+        if let limit, written > limit.bytes { throw limit.exceeded(displayPath) }
         buffer.append(contentsOf: bytes)
         if buffer.count >= heldLimit { try flush() }
     }
@@ -329,7 +336,7 @@ final class OutputFile {
 
     /// Flushes, syncs and renames the temporary file over the target (a direct output: writes
     /// what it holds).
-    func commit() throws(Diagnostic) {
+    package func commit() throws(Diagnostic) {
         if let direct { return try commitDirect(to: direct, replacing: []) }
         try flush()
         done = true
@@ -342,7 +349,7 @@ final class OutputFile {
     }
 
     /// Removes the temporary file (a direct output: writes nothing); the target is untouched.
-    func abandon() {
+    package func abandon() {
         guard !done else { return }
         done = true
         buffer.removeAll()

@@ -37,6 +37,9 @@ public protocol RecordSink: AnyObject {
     var writtenFiles: [String] { get }
     /// Warnings about the output, known once it is finished.
     var notes: [Diagnostic] { get }
+    /// Every place whose record the sink changed on purpose and said so (`--for APP`'s
+    /// repairs, said once per rule with the first place): what `--verify` counts as said.
+    var changedPlaces: [Location] { get }
 }
 
 extension RecordSink {
@@ -58,6 +61,7 @@ extension RecordSink {
 
     public var writtenFiles: [String] { [] }
     public var notes: [Diagnostic] { [] }
+    public var changedPlaces: [Location] { [] }
 }
 
 /// How to write outputs.
@@ -93,6 +97,10 @@ public struct WriteOptions: Sendable {
     public var disabledAlarmsAsActionNone = false
     /// Threads that render .ics records (`--jobs`); the bytes written are those of one.
     public var parallelism = 1
+    /// The most bytes the output may take (`--max-output`; an expansion's default is
+    /// ``OutputLimit/standard(reading:advice:)``): past it the conversion fails and writes
+    /// nothing. With `split`, the parts together.
+    public var outputLimit: OutputLimit?
 
     /// Creates options; `timestamp` defaults to `SOURCE_DATE_EPOCH` or now.
     public init(

@@ -117,12 +117,12 @@ public struct Expansion: Sendable {
                 }
                 if let cut {
                     warnings.append(
-                        "'\(record.name)' (id \(record.id)) is cut short after \(occurrences.count) occurrence\(occurrences.count == 1 ? "" : "s"): \(reason(cut))"
+                        "'\(record.nameInMessages)' (id \(record.id)) is cut short after \(occurrences.count) occurrence\(occurrences.count == 1 ? "" : "s"): \(reason(cut))"
                     )
                 }
             } catch {
                 warnings.append(
-                    "'\(record.name)' (id \(record.id)): \(error.message); its repeats are left out"
+                    "'\(record.nameInMessages)' (id \(record.id)): \(error.message); its repeats are left out"
                 )
                 if inWindow(record.dateStart, record.dateFinish) {
                     var single = record
@@ -134,8 +134,8 @@ public struct Expansion: Sendable {
         if let first = leftOut.first, let stopped {
             warnings.append(
                 leftOut.count == 1
-                    ? "'\(first.name)' (id \(first.id)) left out: \(reason(stopped))"
-                    : "'\(first.name)' (id \(first.id)) and \(leftOut.count - 1) later repeating entries left out: \(reason(stopped))"
+                    ? "'\(first.nameInMessages)' (id \(first.id)) left out: \(reason(stopped))"
+                    : "'\(first.nameInMessages)' (id \(first.id)) and \(leftOut.count - 1) later repeating entries left out: \(reason(stopped))"
             )
         }
         return (result, warnings)
