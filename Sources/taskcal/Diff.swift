@@ -142,6 +142,8 @@ struct Diff: ParsableCommand {
     var readOptions: ReadOptions {
         var options = ReadOptions(format: from, floatingZone: tz)
         options.uidScheme = UIDScheme(namespace: uidNamespace)
+        // A large .ics is read on every core; what is read is the same.
+        options.parallelism = ProcessInfo.processInfo.activeProcessorCount
         if let window { options.expansion = Expansion(window: window, limit: maxOccurrences) }
         return options
     }

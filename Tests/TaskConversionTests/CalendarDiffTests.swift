@@ -42,13 +42,33 @@ struct CalendarDiffTests {
     @Test("another zone form, DURATION for DTEND, order, case, quoting and folding are the same")
     func formIsNoDifference() throws {
         let rewritten =
-            "BEGIN:VEVENT\r\nsummary:Meeting\r\nuid:m@x\r\nDTSTAMP:20991231T000000Z\r\nDTSTART:20240301T080000Z\r\nDURATION:PT1H\r\nCATEGORIES:Team,Work\r\nATTENDEE;PARTSTAT=ACCEPTED;CN=\"Anna\":MAILTO:ANNA@EXAMPLE.ORG\r\nRRULE:BYDAY=MO,FR;FREQ=WEEKLY;INTERVAL=1;COUNT=4\r\nX-LABEL;X-B=2;X-A=\"1\":blue\r\nBEGIN:VALARM\r\nTRIGGER:-PT900S\r\nDESCRIPTION:Soon\r\nACTION:DISPLAY\r\nEND:VALARM\r\nEND:VEVENT\r\n"
+            "BEGIN:VEVENT\r\nsummary:Meeting\r\nuid:m@x\r\nDTSTAMP:20991231T000000Z\r\nDTSTART:20240301T080000Z\r\nDURATION:PT1H\r\nCATEGORIES:Team,Work\r\nATTENDEE;PARTSTAT=ACCEPTED;CN=\"Anna\":MAILTO:ANNA@EXAMPLE.ORG\r\nRRULE:BYDAY=MO,FR;FREQ=WEEKLY;INTERVAL=1;COUNT=4\r\nX-LABEL;X-B=2;VALUE=TEXT;X-A=\"1\":blue\r\nBEGIN:VALARM\r\nTRIGGER:-PT900S\r\nDESCRIPTION:Soon\r\nACTION:DISPLAY\r\nEND:VALARM\r\nEND:VEVENT\r\n"
         let found = try difference(calendar(meeting), calendar(rewritten))
         #expect(found.isEmpty, "\(found.text(zone: "UTC"))")
         #expect(found.same == 1)
         // --strict sees that the time is written in UTC, not in Europe/Berlin.
         let strict = try difference(calendar(meeting), calendar(rewritten), strict: true)
         #expect(strict.changed.first?.changes.map(\.name) == ["TZID"])
+    }
+
+    @Test("a rule's `+3WE` is `3WE` and `BYMONTHDAY=01` is `1`, as libical writes them")
+    func ruleSignsAndZeros() throws {
+        func event(_ rule: String) -> String {
+            "BEGIN:VEVENT\r\nUID:r@x\r\nDTSTART:20240117T090000Z\r\nSUMMARY:Rule\r\nRRULE:\(rule)\r\nEND:VEVENT\r\n"
+        }
+        let signs = try difference(
+            calendar(event("FREQ=MONTHLY;BYDAY=+3WE;COUNT=3")),
+            calendar(event("FREQ=MONTHLY;BYDAY=3WE;COUNT=3")), strict: true)
+        #expect(signs.isEmpty, "\(signs.text(zone: "UTC"))")
+        let zeros = try difference(
+            calendar(event("FREQ=MONTHLY;BYMONTHDAY=01,17;COUNT=3")),
+            calendar(event("FREQ=MONTHLY;BYMONTHDAY=17,1;COUNT=3")))
+        #expect(zeros.isEmpty, "\(zeros.text(zone: "UTC"))")
+        // A different ordinal is a different rule.
+        let other = try difference(
+            calendar(event("FREQ=MONTHLY;BYDAY=+3WE;COUNT=3")),
+            calendar(event("FREQ=MONTHLY;BYDAY=-3WE;COUNT=3")))
+        #expect(other.changed.first?.changes.map(\.name) == ["RRULE"])
     }
 
     @Test("a changed name, a moved start, a lost attendee and alarm are said by property")

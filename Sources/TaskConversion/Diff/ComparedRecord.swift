@@ -173,9 +173,7 @@ extension ComparedRecord {
             }
             guard !ignoredLines.contains(lexed.name) else { continue }
             // A second RRULE is kept as written; compared as the first is, in any order.
-            extra[lexed.name, default: []].append(
-                lexed.name == "RRULE" && lexed.parameters.isEmpty
-                    ? normalizedRule(lexed.value) : normalized(lexed))
+            extra[lexed.name, default: []].append(normalized(lexed))
         }
         for (name, values) in extra {
             // A property the record holds in a field and as written too (a second RRULE, an
@@ -216,9 +214,12 @@ extension ComparedRecord {
     }
 
     /// A content line as compared: parameters sorted, their names upper-cased and values
-    /// unquoted (the lexer's), the value as written.
+    /// unquoted (the lexer's), `VALUE=TEXT` left out of an X- property (TEXT is its type when
+    /// none is said: Radicale writes `X-WR-CALNAME;VALUE=TEXT:…`), the value as written.
     static func normalized(_ line: ContentLine) -> String {
-        let parameters = line.parameters.map { "\($0.name)=\($0.value)" }.sorted()
+        let parameters = line.parameters.filter {
+            !(line.name.hasPrefix("X-") && $0.name == "VALUE" && $0.value.uppercased() == "TEXT")
+        }.map { "\($0.name)=\($0.value)" }.sorted()
         return (parameters.isEmpty ? "" : ";" + parameters.joined(separator: ";") + ":")
             + normalizedValue(of: line.name, line.value)
     }
@@ -240,6 +241,8 @@ extension ComparedRecord {
             return numbers.count == parts.count ? numbers.joined(separator: ";") : value
         case "PRIORITY", "SEQUENCE", "PERCENT-COMPLETE", "REPEAT":
             return number(value[...]) ?? value
+        case "RRULE", "EXRULE":
+            return normalizedRule(value)
         default:
             return value
         }
@@ -379,8 +382,13 @@ extension ComparedRecord {
             }
             if name == "UNTIL" { value = readableTime(value) }
             if name.hasPrefix("BY") {
-                value = value.split(separator: ",").map(String.init).sorted().joined(
-                    separator: ",")
+                // `+3WE` is `3WE`, `BYMONTHDAY=01` is `1` (libical writes them so).
+                value = value.split(separator: ",").map { element in
+                    let signless = element.hasPrefix("+") ? element.dropFirst() : element[...]
+                    let digits = signless.prefix { $0 == "-" || $0.isNumber }
+                    guard let number = Int(digits) else { return String(signless) }
+                    return String(number) + signless.dropFirst(digits.count)
+                }.sorted().joined(separator: ",")
             }
             parts.append((name, value))
         }
