@@ -14,11 +14,12 @@
 #                input, 2,000 random series and 24 mutated inputs, against the release binary
 #   tsan         the whole suite under ThreadSanitizer (CI: none)
 #   debug        what the sanitizers skip, against the plain debug binary: the tests that fix
-#                the clock with libfaketime (it hangs a sanitized process as it starts)
+#                the clock with libfaketime (it hangs a sanitized process as it starts), and what
+#                each reader keeps over the corpus too (CI: the samples)
 #   reproducible the Debian packages built twice from nothing in one place, compared byte for
 #                byte (CI: built once)
 #   docs         the DocC archive of every library product, and Examples/LibraryTour built and run
-#   fuzz         every fuzz target for DEEP_FUZZ_SECONDS (default 600; CI: 40 each)
+#   fuzz         every fuzz target for DEEP_FUZZ_SECONDS (default 600; CI: 30 each, debug)
 #
 # Each stage prints `deep stage NAME: N s` as it ends; the run ends with `deep total: N s`.
 # A failing stage does not stop the others: every stage runs, the failures are listed at the
@@ -63,12 +64,12 @@ export CI=1
 # Not TASKCAL_BINARY: the binary built beside the tests, sanitized or not.
 asan() {
     env -u TASKCAL_BINARY TASKCAL_RANDOM_SERIES=10000 TASKCAL_BOUNDED_CASES=100 \
-        Scripts/sanitizers.sh address
+        TASKCAL_JUDGE_ALL=1 Scripts/sanitizers.sh address
 }
 tsan() { env -u TASKCAL_BINARY Scripts/sanitizers.sh thread; }
 debug() {
-    env -u TASKCAL_BINARY swift test --enable-all-traits \
-        --filter "ReadmeTests|ReportCommandTests"
+    env -u TASKCAL_BINARY TASKCAL_KEEPS_CORPUS=1 swift test --enable-all-traits \
+        --filter "ReadmeTests|ReportCommandTests|ReaderKeepsTests"
 }
 fuzz() { FUZZ_TIMEOUT=30 FUZZ_PARALLEL=2 Fuzz/run.sh all "${DEEP_FUZZ_SECONDS:-600}"; }
 reproducible() {
