@@ -188,6 +188,7 @@ public struct CalendarDiff: Sendable {
     static func changes(
         _ old: ComparedRecord, _ new: ComparedRecord, strict: Bool, only: Set<String>?
     ) -> [Change] {
+        if old.isIdentical(to: new) { return [] }
         var changes: [Change] = []
         func compare(_ left: [String: FieldValue], _ right: [String: FieldValue]) {
             for name in Set(left.keys).union(right.keys).sorted(by: Self.propertyOrder) {

@@ -216,6 +216,8 @@ public enum Converter {
                 back.uidScheme.namespace =
                     write.uidNamespace ?? write.namespaceOfFile(inputs.first?.name ?? output)
                 back.floatingZone = read.floatingZone
+                // Read back on as many threads as the conversion wrote with.
+                back.parallelism = max(read.parallelism, write.parallelism)
                 report.verification = Verification.verify(
                     written: handedOver,
                     outputs: report.outputs.isEmpty ? [output] : report.outputs,
