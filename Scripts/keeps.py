@@ -17,6 +17,7 @@ again would:
   calcurse    calcurse -i into an empty folder, then calcurse -x ical
   radicale    Radicale 3 in this process: the file PUT as a new calendar, the calendar GET
   xandikos    Xandikos in this process: each UID's components PUT as an object, each GET
+  davical     DAViCal (Tests/EndToEndTests/Fixtures/davical_server.py): the same over HTTP
 Then `taskcal diff FILE BACK --format json` says what differs by meaning, and for the time
 zones also `--strict` (a time written in another zone or as UTC is the same instant, but no
 longer in its zone); each difference counts for the kind of its property:
@@ -36,7 +37,7 @@ import tempfile
 
 KINDS = ["attachments", "alarms", "categories", "attendees", "x-properties", "time zones",
          "recurrence"]
-READERS = ["libical", "icalendar", "khal", "calcurse", "radicale", "xandikos"]
+READERS = ["libical", "icalendar", "khal", "calcurse", "radicale", "xandikos", "davical"]
 EVENTS = ("VEVENT", "VTODO", "VJOURNAL")
 
 
@@ -185,40 +186,90 @@ class Xandikos:
         self.count = 0
 
     def __call__(self, path, out, _):
-        import icalendar
         self.count += 1
         collection = f"/judge/keeps{self.count}/"
         code, _ = wsgi(self.app, "MKCALENDAR", collection, content_type="")
         if code // 100 != 2:
             return f"MKCALENDAR {code}"
-        with open(path, "rb") as handle:
-            calendar = icalendar.Calendar.from_ical(handle.read())
-        zones = [c for c in calendar.subcomponents if c.name == "VTIMEZONE"]
-        groups = {}
-        for component in calendar.subcomponents:
-            if component.name in EVENTS:
-                groups.setdefault(str(component.get("UID", "")), []).append(component)
-        back = []
-        for index, members in enumerate(groups.values()):
-            single = icalendar.Calendar()
-            for line in ("VERSION", "PRODID"):
-                if line in calendar:
-                    single.add(line, calendar[line])
-            for zone in zones:
-                single.add_component(zone)
-            for member in members:
-                single.add_component(member)
-            code, _ = wsgi(self.app, "PUT", f"{collection}{index}.ics", single.to_ical())
-            if code // 100 != 2:
-                return f"PUT {code}"
-            code, body = wsgi(self.app, "GET", f"{collection}{index}.ics")
-            if code // 100 != 2:
-                return f"GET {code}"
-            back.append(body)
-        os.makedirs(out)
-        for index, body in enumerate(back):
-            with open(os.path.join(out, f"{index:05d}.ics"), "wb") as handle:
-                handle.write(body)
+        return put_each_uid(path, out, lambda method, name, body=b"": wsgi(
+            self.app, method, collection + name, body if body is not None else b""))
+
+
+class DAViCal:
+    """Debian's DAViCal (PHP on PostgreSQL), started by the tests' fixture on a free port:
+    a calendar made (MKCALENDAR) for each file, each UID's components PUT as an object, each
+    GET back. Needs root and `apt-get install davical php-cli`."""
+
+    def __init__(self):
+        import atexit
+        import base64
+        fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests",
+                               "EndToEndTests", "Fixtures", "davical_server.py")
+        self.storage = tempfile.mkdtemp()
+        self.server = subprocess.Popen([sys.executable, fixture, self.storage],
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        atexit.register(self.server.kill)
+        self.port = int(self.server.stdout.readline())
+        self.auth = "Basic " + base64.b64encode(b"anna:s3cret-Radicale").decode()
+        self.count = 0
+
+    def request(self, method, path, body=None):
+        import urllib.error
+        import urllib.request
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/caldav.php/anna/{path}",
+                                         data=body, method=method)
+        request.add_header("Authorization", self.auth)
+        if body is not None:
+            request.add_header("Content-Type", "text/calendar; charset=utf-8")
+        try:
+            with urllib.request.urlopen(request, timeout=600) as answer:
+                return answer.status, answer.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def __call__(self, path, out, _):
+        self.count += 1
+        collection = f"keeps{self.count}/"
+        code, _ = self.request("MKCALENDAR", collection)
+        if code // 100 != 2:
+            return f"MKCALENDAR {code}"
+        return put_each_uid(path, out, lambda method, name, body=None: self.request(
+            method, collection + name, body))
+
+
+def put_each_uid(path, out, request):
+    """PUTs each UID's components of `path` as an object (with the calendar's zones), GETs
+    each back into the folder `out`; `request(method, name, body)` -> (status, body)."""
+    import icalendar
+    with open(path, "rb") as handle:
+        calendar = icalendar.Calendar.from_ical(handle.read())
+    zones = [c for c in calendar.subcomponents if c.name == "VTIMEZONE"]
+    groups = {}
+    for component in calendar.subcomponents:
+        if component.name in EVENTS:
+            groups.setdefault(str(component.get("UID", "")), []).append(component)
+    back = []
+    for index, members in enumerate(groups.values()):
+        single = icalendar.Calendar()
+        for line in ("VERSION", "PRODID"):
+            if line in calendar:
+                single.add(line, calendar[line])
+        for zone in zones:
+            single.add_component(zone)
+        for member in members:
+            single.add_component(member)
+        code, _ = request("PUT", f"{index}.ics", single.to_ical())
+        if code // 100 != 2:
+            return f"PUT {code}"
+        code, body = request("GET", f"{index}.ics")
+        if code // 100 != 2:
+            return f"GET {code}"
+        back.append(body)
+    os.makedirs(out)
+    for index, body in enumerate(back):
+        with open(os.path.join(out, f"{index:05d}.ics"), "wb") as handle:
+            handle.write(body)
+    return None
 
 
 # MARK: - Judging
@@ -300,6 +351,8 @@ def main():
         makers["radicale"] = Radicale()
     if "xandikos" in readers:
         makers["xandikos"] = Xandikos()
+    if "davical" in readers:
+        makers["davical"] = DAViCal()
     import logging
     logging.disable(logging.CRITICAL)
     table = {reader: {kind: {"present": 0, "kept": 0, "changed": 0, "dropped": 0, "example": ""}

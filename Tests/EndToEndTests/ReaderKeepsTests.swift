@@ -41,7 +41,10 @@ let keepsReadersMissing: String? = {
 /// which is what the table was measured on.
 @Suite("What each reader keeps, as docs/calendar-apps.md's table says")
 struct ReaderKeepsTests {
-    static let readers = ["libical", "icalendar", "khal", "calcurse", "radicale", "xandikos"]
+    /// DAViCal when it is installed (it needs root, PostgreSQL and PHP), or CI requires it.
+    static let readers =
+        ["libical", "icalendar", "khal", "calcurse", "radicale", "xandikos"]
+        + (davicalInstalled || required ? ["davical"] : [])
     static let kinds = [
         "attachments", "alarms", "categories", "attendees", "x-properties", "time zones",
         "recurrence",
