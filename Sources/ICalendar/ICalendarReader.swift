@@ -57,6 +57,9 @@ public final class ICalendarReader {
         var unknownToLibical: Bool
         /// A TEXT property whose edge whitespace libical would lose.
         var text: Bool
+        /// The name holds a control character (`END\r`): no content line, and libical reads
+        /// it as another name than taskcal does (`END\r:X` closes a component to libical).
+        var control: Bool
     }
     /// Keyed by the bytes as written.
     @exclusivity(unchecked) private var nameFacts = NameTable<NameFacts>()
@@ -77,7 +80,8 @@ public final class ICalendarReader {
                 interpreted: interpretedProperties?.contains(name) ?? true,
                 unknownToLibical: !name.isEmpty && !name.hasPrefix("X-") && plainName
                     && !PropertyKinds.isKnown(name),
-                text: EdgeWhitespace.textProperties.contains(name))
+                text: EdgeWhitespace.textProperties.contains(name),
+                control: written.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F })
             // Bounded: a file of made-up names (each line a new X- name) is not remembered.
             if nameFacts.count < 512 { nameFacts[bytes: written] = facts }
             return facts
@@ -433,6 +437,10 @@ public final class ICalendarReader {
         at number: Int
     ) {
         let name = facts.name
+        if facts.control {
+            note(number, "'\(Self.excerpt(line))' is not a content line; left out", .leftOut)
+            return
+        }
         if valueStart == nil, line.contains(UInt8(ascii: ":")), line.contains(UInt8(ascii: "\"")) {
             // The only ':' is inside a quoted parameter value that is never closed: libical
             // would take the rest of the line, parameters and all, as the value. Left out as
@@ -475,7 +483,9 @@ public final class ICalendarReader {
         let content = repaired(line, facts: facts, valueStart: valueStart, at: number)
         lineMaps.last?.properties.append(LineMap.PropertyLine(name: name, line: number, raw: line))
         fed.append(FedLine(bytes: content, line: number, component: open.name, isProperty: true))
-        feed(content)
+        // A property never finishes a component; should libical take it for an END, the
+        // component it hands back is freed, never lost with its memory.
+        if let stray = feed(content) { icalcomponent_free(stray) }
     }
 
     /// `line` as libical must get it to read it as written: a duration's sign put in front,
@@ -582,7 +592,7 @@ public final class ICalendarReader {
         lineMaps.append(map)
         if lineMaps.count == 1 { currentTop = map }
         fed.append(FedLine(bytes: line, line: number, component: component, isProperty: false))
-        feed(line)
+        if let stray = feed(line) { icalcomponent_free(stray) }
         return nil
     }
 
@@ -747,8 +757,8 @@ public final class ICalendarReader {
         return failed ? "libical cannot parse '\(clean(excerpt(line)))'" : nil
     }
 
-    /// Hands one content line to libical; returns a finished top-level component.
-    @discardableResult
+    /// Hands one content line to libical; returns a finished top-level component, which the
+    /// caller owns.
     private func feed(_ line: [UInt8]) -> OpaquePointer? {
         // A NUL-terminated copy on the stack where it fits (the line itself is shared with
         // the line maps, so appending to it copied it to the heap for every line).
