@@ -35,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 
+import acceptance  # Scripts/acceptance.py: the judges, Radicale set up as they use it
+
 KINDS = ["attachments", "alarms", "categories", "attendees", "x-properties", "time zones",
          "recurrence"]
 READERS = ["libical", "icalendar", "khal", "calcurse", "radicale", "xandikos", "davical"]
@@ -142,23 +144,12 @@ def wsgi(app, method, path, body=b"", content_type="text/calendar; charset=utf-8
     return int(status[0].split()[0]), answer
 
 
-class Radicale:
+class Radicale(acceptance.Radicale):
+    """Radicale as Scripts/acceptance.py starts it (in this process, one user), here as a
+    reader that writes back."""
+
     def __init__(self):
-        import radicale
-        from radicale import config
-        folder = tempfile.mkdtemp()
-        htpasswd = os.path.join(folder, "htpasswd")
-        with open(htpasswd, "w") as handle:
-            handle.write("judge:judge\n")
-        configuration = config.load()
-        configuration.update({
-            "auth": {"type": "htpasswd", "htpasswd_filename": htpasswd,
-                     "htpasswd_encryption": "plain", "delay": "0"},
-            "rights": {"type": "owner_only"},
-            "storage": {"filesystem_folder": os.path.join(folder, "storage")},
-            "logging": {"level": "critical"},
-        }, "test", privileged=True)
-        self.app = radicale.Application(configuration)
+        super().__init__()
         self.count = 0
 
     def __call__(self, path, out, _):

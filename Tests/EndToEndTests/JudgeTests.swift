@@ -17,13 +17,14 @@ func available(_ command: String, _ arguments: [String]) -> Bool {
 
 let pythonJudges = available("python3", ["-c", "import icalendar, vobject"])
 
-/// libical's own whole-file parser as a judge: `Fixtures/libical_judge.c`, compiled once.
-let libicalJudge: String? = {
+/// A C program of `Fixtures/` built against libical (`pkg-config`), or `nil` when it does not
+/// build (no cc, no libical-dev).
+func libicalProgram(_ fixture: String) -> String? {
     let source = Taskcal.packageRoot.appendingPathComponent(
-        "Tests/EndToEndTests/Fixtures/libical_judge.c"
+        "Tests/EndToEndTests/Fixtures/\(fixture).c"
     ).path
     let binary = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "taskcal-libical-judge-\(getpid())"
+        "taskcal-\(fixture)-\(getpid())"
     ).path
     let flags =
         (try? Taskcal.execute(
@@ -35,7 +36,10 @@ let libicalJudge: String? = {
         "/usr/bin/env", ["cc", "-O1", "-o", binary, source] + flags.filter { !$0.isEmpty },
         in: FileManager.default.temporaryDirectory)
     return compiled?.status == 0 ? binary : nil
-}()
+}
+
+/// libical's own whole-file parser as a judge: `Fixtures/libical_judge.c`, compiled once.
+let libicalJudge = libicalProgram("libical_judge")
 let calcurse = available("calcurse", ["--version"])
 /// In CI the judges must be there: a missing one fails instead of skipping.
 let required = ProcessInfo.processInfo.environment["CI"] != nil

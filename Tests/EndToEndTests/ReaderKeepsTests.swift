@@ -3,24 +3,7 @@ import Testing
 
 /// libical's parser and printer as a reader that writes back: `Fixtures/libical_roundtrip.c`,
 /// compiled once.
-let libicalRoundTrip: String? = {
-    let source = Taskcal.packageRoot.appendingPathComponent(
-        "Tests/EndToEndTests/Fixtures/libical_roundtrip.c"
-    ).path
-    let binary = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "taskcal-libical-roundtrip-\(getpid())"
-    ).path
-    let flags =
-        (try? Taskcal.execute(
-            "/usr/bin/env", ["pkg-config", "--cflags", "--libs", "libical"],
-            in: FileManager.default.temporaryDirectory
-        ).stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-        ?? ["-lical"]
-    let compiled = try? Taskcal.execute(
-        "/usr/bin/env", ["cc", "-O1", "-o", binary, source] + flags.filter { !$0.isEmpty },
-        in: FileManager.default.temporaryDirectory)
-    return compiled?.status == 0 ? binary : nil
-}()
+let libicalRoundTrip = libicalProgram("libical_roundtrip")
 
 /// The readers of the table and what each needs.
 let keepsReadersMissing: String? = {
