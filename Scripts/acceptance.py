@@ -13,6 +13,15 @@ journal entry in it (counted in the file itself):
   khal         khal import --batch into an empty vdir: no error (khal's command, in process)
   radicale     Radicale 3 in process: the file PUT whole to a new calendar, then each UID's
                components PUT as one object (100 to a calendar); every answer 2xx
+  icaljs       Thunderbird's reader: ical.js from the installed thunderbird package's omni.ja,
+               run by Node (Tests/EndToEndTests/Fixtures/icaljs_judge.mjs says how it reads)
+  kcalendarcore  KDE's reader (KOrganizer, Kontact): KCalendarCore's ICalFormat::load into a
+               MemoryCalendar (Tests/EndToEndTests/Fixtures/kcalendarcore_judge.cpp)
+  homeassistant  Home Assistant's local calendar: the `ical` package's
+               IcsCalendarStream.calendar_from_ics, then each event's times and occurrences
+
+The two app readers are made from what Debian installs (Scripts/app_readers.py), once per
+version, in a cache folder; SKIP_READERS=a,b leaves readers out.
 """
 import io
 import json
@@ -24,13 +33,12 @@ import subprocess
 import sys
 import tempfile
 
-READERS = ["libical", "icalendar", "vobject", "calcurse", "khal", "radicale"]
+READERS = ["libical", "icalendar", "vobject", "calcurse", "khal", "radicale", "icaljs",
+           "kcalendarcore", "homeassistant"]
 KINDS = ("VEVENT", "VTODO", "VJOURNAL")
 
 
-def components(text):
-    """The events, to-dos and journal entries of a file, by a scan of its BEGIN lines."""
-    return sum(1 for line in text.splitlines() if line.strip().upper() in {f"BEGIN:{k}" for k in KINDS})
+from app_readers import Readers, components  # noqa: E402 - beside this script
 
 
 def libical(path, text, judge):
@@ -107,6 +115,21 @@ def khal(path, text, _):
         return "ok"
 
 
+def homeassistant(path, text, _):
+    """Home Assistant's local calendar: the `ical` package reads the file as
+    IcsCalendarStream.calendar_from_ics (a pydantic model of RFC 5545, strict about values,
+    time zones and structure), then its timeline gives the first occurrences in order."""
+    from ical.calendar_stream import IcsCalendarStream
+    try:
+        calendar = IcsCalendarStream.calendar_from_ics(text)
+        found = len(calendar.events) + len(calendar.todos) + len(calendar.journal)
+        for _, _ in zip(range(200), iter(calendar.timeline)):
+            pass
+    except Exception as error:  # noqa: BLE001 - any refusal counts
+        return f"{type(error).__name__}: {' '.join(str(error).split())[:120]}"
+    return "ok" if found == components(text) else f"{found} of {components(text)} components"
+
+
 class Radicale:
     def __init__(self, parent=None):
         import radicale
@@ -179,9 +202,12 @@ _worker = {}
 def _start_worker(judge, readers, parent=None):
     logging.disable(logging.CRITICAL)  # Radicale says why it refuses; the result says it too
     radicale = Radicale(parent)
-    _worker.update(judge=judge, readers=readers, radicale=radicale, checks={
+    apps = Readers()
+    _worker.update(judge=judge, readers=readers, radicale=radicale, apps=apps, checks={
         "libical": libical, "icalendar": strict_icalendar, "vobject": vobject_reader,
-        "calcurse": calcurse, "khal": khal, "radicale": radicale.check})
+        "calcurse": calcurse, "khal": khal, "radicale": radicale.check,
+        "icaljs": apps.icaljs, "kcalendarcore": apps.kcalendarcore,
+        "homeassistant": homeassistant})
 
 
 def _judge(path):
@@ -203,9 +229,16 @@ def main():
         jobs, arguments = max(1, int(arguments[1])), arguments[2:]
     judge, paths = arguments[0], arguments[1:]
     readers = [r for r in READERS if r not in os.environ.get("SKIP_READERS", "").split(",")]
+    # The app readers made once here, not by each worker at once (a missing one says why).
+    import app_readers
+    for reader, make in (("icaljs", app_readers.icaljs_command),
+                         ("kcalendarcore", app_readers.kcalendarcore_command)):
+        if reader in readers:
+            make()
     if jobs == 1:
         _start_worker(judge, readers)
         result = dict(map(_judge, paths))
+        _worker["apps"].stop()
         shutil.rmtree(_worker["radicale"].folder, ignore_errors=True)
     else:
         from concurrent.futures import ProcessPoolExecutor

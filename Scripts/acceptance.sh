@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Which readers accept what taskcal writes: every calendar of the real-world corpus converted
 # .ics → .ics (with the options given, e.g. --for caldav; --as-exported: the files as they are),
-# then given to libical, Python icalendar (strict), vobject (validate), calcurse, khal and
-# Radicale (Scripts/acceptance.py says how each is asked). Prints acceptances per reader and
+# then given to libical, Python icalendar (strict), vobject (validate), calcurse, khal,
+# Radicale, and the readers inside Thunderbird (ical.js), KOrganizer (KCalendarCore) and Home
+# Assistant (ical) (Scripts/acceptance.py says how each is asked). Prints acceptances per reader and
 # the commonest reasons for a refusal; the JSON of every answer goes to $OUT (default
 # /tmp/taskcal-acceptance.json).
 #
@@ -12,8 +13,9 @@
 #       also writes what each reader took, file by file (the suite's record; "-": no output)
 #
 # Needs the corpus (.corpus-cache, fetched by the tests), gcc and libical-dev, calcurse, khal,
-# icalendar, vobject and radicale (.ci/run installs them). Takes about four minutes on 2 cores
-# (JOBS readers at once, default: one per core).
+# icalendar, vobject, radicale, ical, thunderbird, libkf5calendarcore-dev, g++ and Node
+# (Scripts/ci-packages.sh installs them). Takes about five minutes on 2 cores (JOBS readers at
+# once, default: one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 taskcal=${TASKCAL:-.build/debug/taskcal}

@@ -22,13 +22,19 @@ apt-get update -qq
 # time (GNU time): the peak memory of a sync against hostile server replies (HostileServerTests).
 # davical and php-cli: the third CalDAV server of CalDAVTests (Fixtures/davical_server.py runs it
 # under `php -S` on a PostgreSQL cluster of its own).
+# thunderbird (its omni.ja carries ical.js, run by Node), libkf5calendarcore-dev and g++: the
+# readers inside Thunderbird and KOrganizer as judges (Scripts/app_readers.py); no display is
+# needed. Node comes with the machine; Debian's nodejs where it does not.
 apt-get install -y -qq libical-dev libsqlite3-dev libssl-dev libgoogle-perftools-dev tzdata calcurse gcc pkg-config man-db \
     postgresql faketime dbus gnome-keyring libsecret-tools dpkg-dev binutils lintian gdb \
-    bash-completion libxml2-utils librsvg2-bin chromium time davical php-cli >/dev/null
+    bash-completion libxml2-utils librsvg2-bin chromium time davical php-cli \
+    thunderbird libkf5calendarcore-dev g++ >/dev/null
+command -v node >/dev/null || apt-get install -y -qq nodejs >/dev/null
 # Independent judges for the end-to-end tests and the conformance suite: Python's icalendar
 # and vobject, and khal, pinned to the versions the suites were checked against.
 # Radicale and Xandikos: the CalDAV servers the tests start (Radicale with authentication) for
 # push, pull and sync (CalDAVTests runs its suite against each).
 # recurring-ical-events: the judge of occurrences (OccurrenceTests).
+# ical: the reader of Home Assistant's local calendar, the strictest about zone names.
 python3 -m pip install --quiet --disable-pip-version-check icalendar==7.3.0 vobject==0.9.9 \
-    khal==0.14.1 radicale==3.9.0 recurring-ical-events==3.8.2 xandikos==0.4.10
+    khal==0.14.1 radicale==3.9.0 recurring-ical-events==3.8.2 xandikos==0.4.10 ical==14.3.1
