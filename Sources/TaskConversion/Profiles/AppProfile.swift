@@ -149,6 +149,10 @@ final class ProfileSink: RecordSink {
     /// their series comes (`--for any`: one that never comes is written as an event of its own).
     private var series: Set<String> = []
     private var heldChanges: [(record: TaskRecord, location: Location)] = []
+    /// The calendar as shaped, every zone it defines in it; the base sink gets only the
+    /// definitions a record written is in (`any-zone-name`: records go into IANA zones).
+    private var definingCalendar = CalendarInfo()
+    private var definitionsUsed: Set<String> = []
 
     init(_ base: any RecordSink, app: CalendarApp, links: AttachmentLinks?, path: String) {
         self.base = base
@@ -172,11 +176,48 @@ final class ProfileSink: RecordSink {
                         rule: AppRules.outlookPublish, location: location,
                         message: "METHOD:PUBLISH added"))
             }
-            base.calendar = repairs.shape(shaped) { rule, message, text in
+            definingCalendar = repairs.shape(shaped) { rule, message, text in
                 guard saidComponents.insert(text).inserted else { return }
                 count(AppFinding(rule: rule, location: location, message: message))
             }
+            base.calendar = withheld(definingCalendar)
         }
+    }
+
+    /// `calendar` without the zones it defines that no record written so far is in, when
+    /// records are moved into IANA zones: a definition a strict reader refuses (an `UNTIL`
+    /// in local time, a name no reader knows) is not written for nothing. One is added back
+    /// before the first record that stays in it.
+    private func withheld(_ calendar: CalendarInfo) -> CalendarInfo {
+        guard repairs.kinds.contains(.zoneNames) else { return calendar }
+        var shown = calendar
+        shown.icalComponents = calendar.icalComponents.filter { text in
+            guard let tzid = ZoneCatalog.definedTZID(text) else { return true }
+            return definitionsUsed.contains(tzid)
+        }
+        return shown
+    }
+
+    /// Adds to the base sink's calendar the definitions of the zones `records` are in.
+    private func useDefinitions(of records: [TaskRecord]) {
+        guard repairs.kinds.contains(.zoneNames) else { return }
+        var added = false
+        func use(_ zone: String) {
+            if repairs.zones.definition(zone) != nil, definitionsUsed.insert(zone).inserted {
+                added = true
+            }
+        }
+        func visit(_ record: TaskRecord) {
+            record.timeZone.map(use)
+            // A line kept as written that names the zone (`X-LOTUS-LASTALL-RDATES;TZID=…`):
+            // readers look its definition up too.
+            for line in record.icalExtra where line.contains("TZID=") {
+                (try? ContentLine(parsing: line))?.parameter("TZID").map(use)
+            }
+            record.subtasks.forEach(visit)
+        }
+        records.forEach(visit)
+        if added { base.calendar = withheld(definingCalendar) }
     }
 
     private(set) var changedPlaces: [Location] = []
@@ -213,6 +254,7 @@ final class ProfileSink: RecordSink {
             if record.recurrenceID == nil { series.insert(Self.seriesKey(record)) }
             ready.append(record)
         }
+        useDefinitions(of: ready + heldChanges.map(\.record))
         return ready
     }
 

@@ -13,7 +13,8 @@ public enum CalendarApp: String, CaseIterable, Sendable {
         case .apple: "Apple Calendar"
         case .thunderbird: "Thunderbird"
         case .caldav: "a CalDAV server (SabreDAV: Nextcloud, Baïkal)"
-        case .any: "every reader (calcurse, khal, Radicale, libical, Python icalendar, vobject)"
+        case .any:
+            "every reader (calcurse, khal, Radicale, libical, Python icalendar, vobject, Thunderbird's ical.js, KDE's KCalendarCore, Home Assistant's ical)"
         }
     }
 
@@ -27,7 +28,9 @@ public enum CalendarApp: String, CaseIterable, Sendable {
                 .keptComponents, .impossibleDates, .extraRepeats, .ruleForm, .binaryImages,
                 .loneChanges, .emptyCalendar,
             ]
-        case .google, .outlook, .apple, .thunderbird: []
+        // Google takes IANA zone names only.
+        case .google: [.zoneNames]
+        case .outlook, .apple, .thunderbird: []
         }
     }
 }
@@ -265,9 +268,9 @@ public enum AppRules {
                 }
             case .any:
                 if path.isEmpty {
-                    _ = StrictRepairs(kinds: app.repairs).repair(record) { rule, message in
-                        add(rule, message)
-                    }
+                    var repairs = StrictRepairs(kinds: app.repairs)
+                    repairs.knowsCalendarZones = false
+                    _ = repairs.repair(record) { rule, message in add(rule, message) }
                 }
             case .thunderbird, .caldav:
                 break

@@ -1,81 +1,6 @@
 import ICalendar
 import TaskModel
 
-/// What taskcal keeps as written so that nothing is lost, and the strictest readers refuse:
-/// the repairs `convert --for any` makes (and, of them, what a profile's app needs), each one
-/// a rule with a stable code that says which reader needed it.
-extension AppRules {
-    public static let anyKeptComponent = AppRule(
-        code: "any-kept-component", app: .any, effect: .drops,
-        summary:
-            "a component kept as written (an event without DTSTART, a superseded revision, VFREEBUSY, VAVAILABILITY) is left out",
-        source: "RFC 5545 section 3.6.1; refused by vobject, Radicale, khal and calcurse")
-    public static let anyEmptyValue = AppRule(
-        code: "any-empty-value", app: .any, effect: .drops,
-        summary: "a property without a value (LOCATION:, RDATE:) is left out",
-        source: "RFC 5545 section 3.1; libical: 'No value for … property'")
-    public static let anyPropertyName = AppRule(
-        code: "any-property-name", app: .any, effect: .changes,
-        summary:
-            "a property named as libical 3.0 cannot read (RFC 9253 LINK, a vendor's EVENT-ID without X-) is written as X-NAME",
-        source: "libical 3.0: 'Parse error in property name'")
-    public static let anyBinaryImage = AppRule(
-        code: "any-binary-image", app: .any, effect: .changes,
-        summary: "an IMAGE of inline data (RFC 7986) is written as a data: URI (RFC 2397)",
-        source: "Radicale (vobject): 'bytes' object has no attribute 'encode'")
-    public static let anyLoneChange = AppRule(
-        code: "any-lone-change", app: .any, effect: .changes,
-        summary:
-            "changed occurrences whose series is not in the output are written as a series of their own (the first an event, the others its RDATEs)",
-        source: "Radicale: 'Main component missing'; taskcal reads it as that one occurrence")
-    public static let anyImpossibleDate = AppRule(
-        code: "any-impossible-date", app: .any, effect: .drops,
-        summary: "a date no reader can hold (year 0, a 13th month) is left out",
-        source: "Python icalendar (strict): 'Wrong datetime format'; vobject")
-    public static let anyExtraRepeat = AppRule(
-        code: "any-extra-repeat", app: .any, effect: .changes,
-        summary:
-            "RDATE;VALUE=PERIOD, a second RRULE and a bounded EXRULE become plain RDATEs and EXDATEs (a period's own length: a changed occurrence)",
-        source: "Radicale and khal: 'PERIOD not supported by used vobject'; khal: a second RRULE")
-    public static let anyRuleForm = AppRule(
-        code: "any-rule-form", app: .any, effect: .changes,
-        summary:
-            "a rule is rewritten to the form every reader takes: UNTIL in the type of DTSTART, UNTIL without COUNT, names in capitals",
-        source: "RFC 5545 section 3.3.10; calcurse: 'invalid until format', 'either until or count'"
-    )
-    public static let anyEndType = AppRule(
-        code: "any-end-type", app: .any, effect: .changes,
-        summary: "DTEND or DUE is written in the type of DTSTART (a DATE for an all-day entry)",
-        source: "RFC 5545 section 3.8.2.2; calcurse: 'invalid end time value type'; khal, Radicale")
-    public static let anyRuleStart = AppRule(
-        code: "any-rule-start", app: .any, effect: .changes,
-        summary:
-            "a DTSTART its rule does not give becomes an RDATE, and the series starts where the rule does",
-        source: "RFC 5545 section 3.3.10; calcurse: 'rrule does not match start day'")
-    public static let anyRuleLeftOut = AppRule(
-        code: "any-rule-left-out", app: .any, effect: .drops,
-        summary:
-            "a rule no reader can read (FREQ=INVALID, UNTL=, RSCALE), or a second rule without an end, is left out",
-        source: "libical, Python icalendar, khal and Radicale refuse the file")
-    public static let anyLoneExdate = AppRule(
-        code: "any-lone-exdate", app: .any, effect: .drops,
-        summary: "an EXDATE of an entry that does not repeat is left out",
-        source: "calcurse: 'exception date, but no recurrence rule'")
-    public static let anyEmptyCalendar = AppRule(
-        code: "any-empty-calendar", app: .any, effect: .refuses,
-        summary:
-            "a calendar with no event, to-do or journal entry left is not written (an error): readers refuse it",
-        source: "CalDAV servers and strict readers: 'Calendar must contain at least one component'")
-
-    /// The repairs, in the order `lint --for any` lists them.
-    static let strict: [AppRule] = [
-        anyKeptComponent, anyEmptyValue, anyPropertyName, anyBinaryImage, anyImpossibleDate,
-        anyExtraRepeat,
-        anyRuleForm,
-        anyEndType, anyRuleStart, anyRuleLeftOut, anyLoneExdate, anyLoneChange, anyEmptyCalendar,
-    ]
-}
-
 extension AppRules {
     /// What `lint` finds across the records of one file: changed occurrences whose series
     /// is not in it, for `lint --for any` (`--for any` and `--for caldav` write them as a
@@ -125,11 +50,15 @@ struct StrictRepairs {
         case keptComponents, emptyValues, propertyNames, binaryImages, impossibleDates,
             extraRepeats, ruleForm,
             endType, ruleStart,
-            loneExdates, loneChanges, emptyCalendar
+            loneExdates, loneChanges, zoneNames, emptyCalendar
     }
 
     var kinds: Set<Kind>
     var zones = ZoneCatalog()
+    /// Whether ``zones`` holds the calendar's own zones (`lint` repairs records alone).
+    var knowsCalendarZones = true
+    /// The IANA zones ranked for each zone only the calendar defines, worked out once.
+    let ranking = ZoneRanking()
 
     /// How many occurrences a repair compares, and how many dates a flattened repeat may add.
     static let compared = 2_000
@@ -165,17 +94,19 @@ struct StrictRepairs {
                 say(AppRules.anyEndType, "\(name) written in the type of DTSTART")
             }
         }
+        if kinds.contains(.emptyValues) { dropBlankTexts(&repaired, say: say) }
         if kinds.contains(.ruleForm) { repairRules(&repaired, say: say) }
         var changed: [TaskRecord] = []
         if kinds.contains(.extraRepeats) { changed = flatten(&repaired, say: say) }
         if kinds.contains(.ruleStart) { startWithRule(&repaired, say: say) }
         if kinds.contains(.loneExdates) { dropLoneExdates(&repaired, say: say) }
+        if kinds.contains(.zoneNames) { repairZones(&repaired, say: say) }
         repaired.subtasks = repaired.subtasks.flatMap { repair($0, note: note) }
         return [repaired] + changed
     }
 
     /// A value of nothing but spaces and tabs: no value.
-    private static func isBlank(_ value: String) -> Bool {
+    static func isBlank(_ value: String) -> Bool {
         value.allSatisfy { $0 == " " || $0 == "\t" }
     }
 
@@ -590,7 +521,7 @@ struct StrictRepairs {
 
     /// Whether two forms of a record repeat alike: the same starts and ends, as far as
     /// ``compared`` occurrences reach.
-    private func sameOccurrences(_ one: TaskRecord, _ other: TaskRecord) -> Bool {
+    func sameOccurrences(_ one: TaskRecord, _ other: TaskRecord) -> Bool {
         let all = Expansion(
             window: min(one.dateStart, other.dateStart)..<Timestamp.range.upperBound,
             limit: Self.compared, zones: zones)

@@ -34,6 +34,14 @@ public struct ZoneCatalog: Sendable {
         return TimeZones.ianaName(forTZID: name).flatMap(CalendarZone.system)
     }
 
+    /// The `TZID` a `VTIMEZONE` kept verbatim defines, or `nil` for another component.
+    static func definedTZID(_ text: String) -> String? {
+        guard isTimeZone(text) else { return nil }
+        let reader = ICalendarReader(text: "BEGIN:VCALENDAR\r\n" + text + "END:VCALENDAR\r\n")
+        while (try? reader.next()) != nil {}
+        return reader.timeZones.first?.firstProperty(named: "TZID")?.text
+    }
+
     /// Whether a component kept verbatim (`icalComponents`) is a `VTIMEZONE`.
     static func isTimeZone(_ text: String) -> Bool {
         text.uppercased().hasPrefix("BEGIN:VTIMEZONE")

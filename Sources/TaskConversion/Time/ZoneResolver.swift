@@ -226,7 +226,7 @@ final class ZoneResolver {
 
     /// Candidates in order: what the name says, then the zones Windows names stand for (the
     /// common ones), then every other zone.
-    private static let candidates: [String] = {
+    static let candidates: [String] = {
         var seen = Set<String>()
         var result: [String] = []
         for name in WindowsZoneNames.all + SystemZoneNames.all where seen.insert(name).inserted {
@@ -270,8 +270,7 @@ final class ZoneResolver {
 
     /// The defined zone's offsets at noon UTC on every day of `year`, and hourly on the days
     /// its offset changes: enough to tell zones apart by their rules and change times.
-    private static func samples(of zone: CalendarZone, year: Int) -> [(instant: Int64, offset: Int)]
-    {
+    static func samples(of zone: CalendarZone, year: Int) -> [(instant: Int64, offset: Int)] {
         let first = DateTimeValue(year: year, month: 1, day: 1, zone: .utc).epochAsUTC
         var result: [(Int64, Int)] = []
         var previous: Int?
