@@ -98,7 +98,10 @@ public enum OverlapSweep {
 
     /// The sweep: the first `limit` pairs to `emit`, and the count of all, leaving out pairs
     /// within one group of `groups`. The running members of each group are counted, so the
-    /// total needs no look at them; listing passes over them once (no sort, no pair made).
+    /// total needs no look at them; listing looks only at the running spans of the other
+    /// groups (``RunningByGroup``): a series whose hundred thousand occurrences all overlap
+    /// one another and one entry besides costs its pairs with that entry, not the square of
+    /// its occurrences (a 500-byte file took 6 s of CPU, issue 55's deep check).
     private static func sweep(
         _ spans: [TimeSpan], apart groups: [Int]?, limit: Int, _ emit: (Overlap) throws -> Void
     ) rethrows -> Int {
@@ -110,7 +113,14 @@ public enum OverlapSweep {
         var emitted = 0
         var total = 0
         var group: [Int] = []
-        var runningInGroup = [Int](repeating: 0, count: (groups?.max() ?? -1) + 1)
+        let groupCount = (groups?.max() ?? -1) + 1
+        var runningInGroup = [Int](repeating: 0, count: groupCount)
+        // Slot `groupCount`: the spans of no group, which pair with one another too.
+        var listed = RunningByGroup(slots: groupCount + 1, spans: order.count)
+        func slot(_ index: Int) -> Int {
+            guard let groups, groups[index] >= 0 else { return groupCount }
+            return groups[index]
+        }
         for (rank, index) in order.enumerated() {
             let span = spans[index]
             while let earliest = running.min, earliest.finish <= span.start {
@@ -118,22 +128,20 @@ public enum OverlapSweep {
                 if let groups, case let gone = groups[order[earliest.rank]], gone >= 0 {
                     runningInGroup[gone] -= 1
                 }
+                if emitted < limit {
+                    listed.remove(earliest.rank, from: slot(order[earliest.rank]))
+                }
             }
             let mine = groups?[index] ?? -1
             total += running.count - (mine >= 0 ? runningInGroup[mine] : 0)
             defer {
                 running.insert(Running(finish: span.finish, rank: rank))
                 if mine >= 0 { runningInGroup[mine] += 1 }
+                if emitted < limit { listed.insert(rank, into: slot(index)) }
             }
             guard emitted < limit else { continue }
             group.removeAll(keepingCapacity: true)
-            if let groups, mine >= 0 {
-                for item in running.unordered where groups[order[item.rank]] != mine {
-                    group.append(item.rank)
-                }
-            } else {
-                for item in running.unordered { group.append(item.rank) }
-            }
+            listed.append(into: &group, except: mine >= 0 ? mine : nil)
             group.sort()
             for otherRank in group.prefix(limit - emitted) {
                 let other = order[otherRank]
@@ -146,6 +154,54 @@ public enum OverlapSweep {
             }
         }
         return total
+    }
+
+    /// The running spans (by rank) of each group, and which groups have any: insert and
+    /// remove in constant time, and the spans of all groups but one listed in time linear in
+    /// them and in the groups that have any.
+    private struct RunningByGroup {
+        private var members: [[Int]]
+        /// Where each rank is in its group's members.
+        private var position: [Int]
+        /// The groups with running members, and where each group is in it.
+        private var active: [Int] = []
+        private var activePosition: [Int]
+
+        init(slots: Int, spans: Int) {
+            members = Array(repeating: [], count: slots)
+            position = Array(repeating: -1, count: spans)
+            activePosition = Array(repeating: -1, count: slots)
+        }
+
+        mutating func insert(_ rank: Int, into slot: Int) {
+            position[rank] = members[slot].count
+            members[slot].append(rank)
+            if members[slot].count == 1 {
+                activePosition[slot] = active.count
+                active.append(slot)
+            }
+        }
+
+        mutating func remove(_ rank: Int, from slot: Int) {
+            let at = position[rank]
+            let last = members[slot].removeLast()
+            if last != rank {
+                members[slot][at] = last
+                position[last] = at
+            }
+            guard members[slot].isEmpty else { return }
+            let gone = activePosition[slot]
+            let moved = active.removeLast()
+            if moved != slot {
+                active[gone] = moved
+                activePosition[moved] = gone
+            }
+        }
+
+        /// Appends the running ranks of every group but `excluded`.
+        func append(into list: inout [Int], except excluded: Int?) {
+            for slot in active where slot != excluded { list += members[slot] }
+        }
     }
 }
 
