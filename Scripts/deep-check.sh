@@ -20,6 +20,8 @@
 #                byte (CI: built once)
 #   docs         the DocC archive of every library product, and Examples/LibraryTour built and run
 #   fuzz         every fuzz target for DEEP_FUZZ_SECONDS (default 600; CI: 30 each, debug)
+#   instructions each conversion direction's instructions (callgrind) against those recorded in
+#                Benchmarks/instructions.tsv: more than 5% more fails (CI: none)
 #
 # Each stage prints `deep stage NAME: N s` as it ends; the run ends with `deep total: N s`.
 # A failing stage does not stop the others: every stage runs, the failures are listed at the
@@ -29,7 +31,7 @@ cd "$(dirname "$0")/.."
 STAGE_PREFIX=deep
 source Scripts/stages.sh
 
-all=(asan tsan debug reproducible docs fuzz)
+all=(asan tsan debug reproducible docs fuzz instructions)
 wanted=("$@")
 [ ${#wanted[@]} -gt 0 ] || wanted=("${all[@]}")
 for name in "${wanted[@]}"; do
@@ -87,6 +89,7 @@ reproducible() {
     echo "deep-check: the Debian packages are reproducible ($(cd "$first" && ls))"
     rm -rf "$first" "$second" .build-deep-release
 }
+instructions() { Benchmarks/instructions.sh; }
 docs() {
     for target in ICalendar TaskModel TaskConversion Reports Diary PostgresDiary CalDAV; do
         swift package --enable-all-traits generate-documentation --target "$target" >/dev/null
