@@ -244,6 +244,7 @@ final class ProfileSink: RecordSink {
             count(AppFinding(rule: rule, location: location, message: message))
         }
         var ready: [TaskRecord] = []
+        let held = heldChanges.count
         for record in repaired {
             if repairs.kinds.contains(.loneChanges), record.recurrenceID != nil,
                 !series.contains(Self.seriesKey(record))
@@ -254,7 +255,7 @@ final class ProfileSink: RecordSink {
             if record.recurrenceID == nil { series.insert(Self.seriesKey(record)) }
             ready.append(record)
         }
-        useDefinitions(of: ready + heldChanges.map(\.record))
+        useDefinitions(of: ready + heldChanges[held...].map(\.record))
         return ready
     }
 
