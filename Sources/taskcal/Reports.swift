@@ -901,45 +901,8 @@ enum Pictures {
         case .html:
             try out.write(Drawing.htmlPage(title: title, pictures: pictures, table: table))
         default:
-            try out.write(Drawing.svgFile(stacked(pictures, title: title)))
+            try out.write(Drawing.svgFile(Drawing.stacked(pictures, title: title)))
         }
         try out.finish()
-    }
-
-    /// `pictures` in one SVG, each below the one before.
-    static func stacked(_ pictures: [Markup], title: String) -> Markup {
-        guard pictures.count > 1 else { return pictures.first ?? Markup() }
-        let sizes = pictures.map(size)
-        let width = sizes.map(\.0).max() ?? 0
-        let height = sizes.map(\.1).reduce(0, +)
-        var markup = Markup()
-        markup.open(
-            "svg",
-            [
-                "xmlns": "http://www.w3.org/2000/svg", "width": Markup.number(width),
-                "height": Markup.number(height),
-                "viewBox": #"0 0 \#(Markup.number(width)) \#(Markup.number(height))"#,
-            ])
-        markup.element("title", text: title)
-        var y = 0.0
-        for (picture, size) in zip(pictures, sizes) {
-            markup.open("g", ["transform": "translate(0 \(Markup.number(y)))"])
-            markup.add(markup: picture)
-            markup.close()
-            y += size.1
-        }
-        markup.close()
-        return markup
-    }
-
-    /// The width and height a picture's `<svg>` says it has.
-    static func size(of picture: Markup) -> (Double, Double) {
-        func value(_ name: String) -> Double {
-            guard let range = picture.text.range(of: " \(name)=\""),
-                let end = picture.text[range.upperBound...].firstIndex(of: "\"")
-            else { return 0 }
-            return Double(picture.text[range.upperBound..<end]) ?? 0
-        }
-        return (value("width"), value("height"))
     }
 }

@@ -33,6 +33,35 @@ public enum Drawing {
         body(&markup)
         markup.close()
         markup.newline()
+        markup.size = (width, height)
+        return markup
+    }
+
+    /// `pictures` in one SVG, each below the one before, as wide as the widest; one picture
+    /// as it is.
+    public static func stacked(_ pictures: [Markup], title: String) -> Markup {
+        guard pictures.count > 1 else { return pictures.first ?? Markup() }
+        let sizes = pictures.map { $0.size ?? (0, 0) }
+        let width = sizes.map(\.width).max() ?? 0
+        let height = sizes.map(\.height).reduce(0, +)
+        var markup = Markup()
+        markup.open(
+            "svg",
+            [
+                "xmlns": "http://www.w3.org/2000/svg", "width": Markup.number(width),
+                "height": Markup.number(height),
+                "viewBox": #"0 0 \#(Markup.number(width)) \#(Markup.number(height))"#,
+            ])
+        markup.element("title", text: title)
+        var y = 0.0
+        for (picture, size) in zip(pictures, sizes) {
+            markup.open("g", ["transform": "translate(0 \(Markup.number(y)))"])
+            markup.add(markup: picture)
+            markup.close()
+            y += size.height
+        }
+        markup.close()
+        markup.size = (width, height)
         return markup
     }
 

@@ -9,6 +9,9 @@ public struct Markup: Sendable {
     /// The markup written so far.
     public private(set) var text = ""
     private var open: [String] = []
+    /// The width and height of the picture this is, when it is one (``Drawing``'s pictures
+    /// say theirs): what stacking pictures needs, not read back out of the text.
+    public internal(set) var size: (width: Double, height: Double)?
 
     public init() {}
 
