@@ -661,6 +661,15 @@ public final class SQLiteDiary: DiaryStore {
         }
     }
 
+    // The statements an update and a delete run, prepared once per connection
+    // (`cachedStatement`), as an add's are.
+    private static let changesQuery =
+        "SELECT id, record FROM entry WHERE id = ? AND recurrence_id IS NOT NULL"
+    private static let deleteChangesQuery =
+        "DELETE FROM entry WHERE id = ? AND recurrence_id IS NOT NULL"
+    private static let deleteOneQuery = "DELETE FROM entry WHERE id = ? AND recurrence_id IS ?"
+    private static let deleteEntryQuery = "DELETE FROM entry WHERE id = ?"
+
     public func update(_ record: TaskRecord) throws(DiaryError) {
         try Rules.validate(record)
         try write { db in
@@ -675,17 +684,14 @@ public final class SQLiteDiary: DiaryStore {
                 // A series moved takes its changed occurrences along; they are put in place
                 // first, so that the series' own check sees the slots they free.
                 let changes = try Row.fetchAll(
-                    db,
-                    sql: "SELECT id, record FROM entry WHERE id = ? AND recurrence_id IS NOT NULL",
-                    arguments: [record.id]
+                    db.cachedStatement(sql: Self.changesQuery), arguments: [record.id]
                 ).map { row throws in try Self.record(row) }
                 let (series, moved) = Rules.moving(from: old, to: record, changes: changes)
                 record = series
                 if moved != changes {
                     for change in moved { try Rules.validate(change) }
-                    try db.execute(
-                        sql: "DELETE FROM entry WHERE id = ? AND recurrence_id IS NOT NULL",
-                        arguments: [record.id])
+                    try db.cachedStatement(sql: Self.deleteChangesQuery)
+                        .execute(arguments: [record.id])
                     for change in moved { try Self.insert(change, db) }
                     for change in moved {
                         let pairs = try Self.collisions(of: change, db)
@@ -699,9 +705,8 @@ public final class SQLiteDiary: DiaryStore {
             if let first = pairs.first {
                 throw DiaryError.conflict(first.mine, with: pairs.map(\.other))
             }
-            try db.execute(
-                sql: "DELETE FROM entry WHERE id = ? AND recurrence_id IS ?",
-                arguments: [record.id, record.recurrenceID])
+            try db.cachedStatement(sql: Self.deleteOneQuery)
+                .execute(arguments: [record.id, record.recurrenceID])
             try Self.insert(record, db)
             // Its own id was given when it was added; subtasks may bring new ones.
             if !record.subtasks.isEmpty { try Self.noteGiven(Rules.highestID(in: record), db) }
@@ -710,7 +715,7 @@ public final class SQLiteDiary: DiaryStore {
 
     public func delete(_ id: Int64) throws(DiaryError) {
         try write { db in
-            try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: Self.deleteEntryQuery).execute(arguments: [id])
             if db.changesCount == 0 { throw DiaryError.notFound(id) }
             // Gone from the table, the id is kept from being given again by the note.
             try Self.noteGiven(id, db)
@@ -727,7 +732,7 @@ public final class SQLiteDiary: DiaryStore {
 
     public func replace(_ id: Int64, with records: [TaskRecord]) throws(DiaryError) {
         try write { db in
-            try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: Self.deleteEntryQuery).execute(arguments: [id])
             if db.changesCount == 0 { throw DiaryError.notFound(id) }
             // Gone from the table, the id is kept from being given again by the note.
             try Self.noteGiven(id, db)
