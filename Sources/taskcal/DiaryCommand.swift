@@ -11,6 +11,17 @@ import TaskModel
 import PostgresDiary
 #endif
 
+/// `--search TEXT`, as `diary list` and `diary today` take it.
+struct SearchOption: ParsableArguments {
+    @Option(
+        help:
+            .tr(
+                "Only entries whose name, description or categories contain this text (any case, any accents: ёлка finds Елка)."
+            )
+    )
+    var search: String?
+}
+
 /// Options every diary verb takes.
 struct StoreOptions: ParsableArguments {
     @Option(
@@ -491,13 +502,7 @@ struct DiaryCommand: ParsableCommand {
         @Option(help: .tr("Only entries before this time.")) var to: String?
         @Option(help: .tr("Only entries of this day (YYYY-MM-DD, today, tomorrow) in --tz."))
         var day: String?
-        @Option(
-            help:
-                .tr(
-                    "Only entries whose name, description or categories contain this text (any case, any accents: ёлка finds Елка)."
-                )
-        )
-        var search: String?
+        @OptionGroup var searching: SearchOption
         @Option(help: .tr("Only entries of this category (any case, any accents)."))
         var category: String?
         @Flag(help: .tr("The to-dos, as a tree of subtasks.")) var todo = false
@@ -527,7 +532,7 @@ struct DiaryCommand: ParsableCommand {
             }
             let store = try options.open()
             var records = try options.run { () throws(DiaryError) in
-                try store.entries(from: lower, to: upper, search: search)
+                try store.entries(from: lower, to: upper, search: searching.search)
             }
             if let category {
                 let wanted = category.folding(

@@ -181,13 +181,7 @@ extension DiaryCommand {
             help: .tr("The day: YYYY-MM-DD in --tz, today, yesterday or tomorrow (default: today).")
         )
         var day: String?
-        @Option(
-            help:
-                .tr(
-                    "Only entries whose name, description or categories contain this text (any case, any accents: ёлка finds Елка)."
-                )
-        )
-        var search: String?
+        @OptionGroup var searching: SearchOption
         @Option(help: .tr("text for people, json for scripts."))
         var format: ReportFormat = .text
 
@@ -209,7 +203,7 @@ extension DiaryCommand {
             let store = try options.open()
             let all = try options.run { () throws(DiaryError) in try store.allEntries() }
             let found = try options.run { () throws(DiaryError) in
-                try store.entries(from: nil, to: nil, search: search)
+                try store.entries(from: nil, to: nil, search: searching.search)
             }
             let lines = Self.lines(of: found, all: all, on: span, time: time)
             switch format {
