@@ -2,11 +2,13 @@
 #if CalDAV
 
 import Foundation
+import TaskConversion
 import WebDAV
 
 /// A file of taskcal's own about a calendar (what a sync agreed, what a push sent): JSON with
-/// sorted keys, mode 0600, in a folder made if missing, written whole (a temporary file, then
-/// a rename) so that a process killed mid-write leaves the previous state.
+/// sorted keys, mode 0600, in a folder made if missing, written whole (OutputFile.writeWhole:
+/// a temporary file, synced, then a rename) so that a process killed mid-write leaves the
+/// previous state.
 enum StateFile {
     static func save<Value: Encodable>(_ value: Value, to path: String) throws(CalDAVError) {
         try? FileManager.default.createDirectory(
@@ -14,14 +16,13 @@ enum StateFile {
             withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let temporary = path + ".\(getpid()).tmp"
-        guard let data = try? encoder.encode(value),
-            FileManager.default.createFile(
-                atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]),
-            rename(temporary, path) == 0
-        else {
-            unlink(temporary)
-            throw .local("cannot write \(path): \(String(cString: strerror(errno)))")
+        guard let data = try? encoder.encode(value) else {
+            throw .local("cannot write \(path): the state cannot be written as JSON")
+        }
+        do {
+            try OutputFile.writeWhole(Array(data), to: path, mode: 0o600)
+        } catch {
+            throw .local(error.description)
         }
     }
 }

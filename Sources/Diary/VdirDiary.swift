@@ -90,16 +90,24 @@ public final class VdirDiary: DiaryStore {
     }
 
     private static func writeState(_ state: State, _ folder: URL) throws(DiaryError) {
-        // Written beside it and renamed over it, under a name the debris sweep knows
-        // (`.taskcal-diary.PID`): Foundation's atomic write leaves `.dat.nosync…` files when
-        // the process is killed, which no later writer would recognise.
-        let target = stateFile(folder).path
-        let temporary = target + ".\(getpid())"
-        try writeState(state, at: temporary)
-        guard rename(temporary, target) == 0 else {
-            unlink(temporary)
-            throw .storage("cannot write \(target): \(String(cString: strerror(errno)))")
+        // Whole or not at all, as every file taskcal writes (OutputFile.writeWhole): its
+        // temporary file (`..taskcal-diary.taskcal-XXXXXX`) is one the debris sweep knows.
+        // Foundation's atomic write left `.dat.nosync…` files when the process was killed.
+        let bytes = try encoded(state)
+        do {
+            try OutputFile.writeWhole(bytes, to: stateFile(folder).path, mode: 0o600)
+        } catch {
+            throw .storage(error.description)
         }
+    }
+
+    private static func encoded(_ state: State) throws(DiaryError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(state) else {
+            throw .storage("the diary's state cannot be written as JSON")
+        }
+        return Array(data)
     }
 
     /// Writes `state` to `path`, a file of the folder's own (0600).

@@ -317,14 +317,10 @@ extension DiaryCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             let data = try encoder.encode(state)
-            let temporary = statePath + ".tmp-\(getpid())"
-            guard
-                FileManager.default.createFile(
-                    atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]),
-                rename(temporary, statePath) == 0
-            else {
-                unlink(temporary)
-                Console.error("cannot write \(statePath): \(String(cString: strerror(errno)))")
+            do {
+                try OutputFile.writeWhole(Array(data), to: statePath, mode: 0o600)
+            } catch {
+                Console.error(error.description)
                 throw ExitCode(2)
             }
         }

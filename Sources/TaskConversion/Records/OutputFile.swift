@@ -250,6 +250,7 @@ package final class OutputFile {
             throw Diagnostic(
                 .error, Location(file: displayPath), "cannot write: \(reason)", code: .io)
         }
+        Self.syncFolder(of: target)
     }
 
     /// Writes what a direct output holds to `destination`, revised by `replacements`: from
@@ -345,6 +346,34 @@ package final class OutputFile {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw Diagnostic(.error, Location(file: displayPath), "cannot write: \(reason)")
+        }
+        Self.syncFolder(of: target)
+    }
+
+    /// Syncs the folder `path` is in, so that the rename that put it there survives a crash
+    /// of the machine too (a failure to is no failure to write: the file is whole).
+    private static func syncFolder(of path: String) {
+        let folder = open(
+            URL(fileURLWithPath: path).deletingLastPathComponent().path,
+            O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return }
+        fsync(folder)
+        close(folder)
+    }
+
+    /// Writes `bytes` to `path` whole or not at all, as every output is written: a temporary
+    /// file beside it (`.NAME.taskcal-XXXXXX`, with `mode`), synced, renamed over it, the
+    /// folder synced. The one way taskcal writes a file of its own (a state, a list).
+    package static func writeWhole(_ bytes: [UInt8], to path: String, mode: mode_t? = nil)
+        throws(Diagnostic)
+    {
+        let file = try OutputFile(path: path, mode: mode)
+        do {
+            try file.write(bytes: bytes)
+            try file.commit()
+        } catch {
+            file.abandon()
+            throw error
         }
     }
 
