@@ -11,7 +11,7 @@ import GRDBSQLite
 ///
 /// The statement is stepped, read and reset inside ``run(_:bind:read:)``, so GRDB finds it
 /// reset with no values bound when it hands it out again.
-struct BoundStatement: ~Copyable {
+struct BoundStatement: ~Copyable, EntryColumnBinder {
     private let statement: SQLiteStatement
     private var index: Int32 = 1
     /// The first value SQLite refused (too large), thrown before the statement runs.

@@ -588,17 +588,7 @@ public final class SQLiteDiary: DiaryStore {
                 INSERT INTO entry (id, occurrence, date_start, date_finish, name, description, occupies, repeats, record)
                 VALUES (?, coalesce(?, \(entryItself)), ?, ?, ?, ?, ?, ?, ?)
                 """)
-        try BoundStatement.run(statement) { values in
-            values.bind(record.id)
-            values.bind(record.recurrenceID)
-            values.bind(record.dateStart)
-            values.bind(record.dateFinish)
-            values.bind(record.name)
-            values.bind(record.description)
-            values.bind(record.occupiesTime && record.recurrence == nil)
-            values.bind(record.recurrence != nil)
-            values.bind(record.jsonLine)
-        }
+        try BoundStatement.run(statement) { values in record.bindEntryColumns(to: &values) }
     }
 
     /// What an add needs to know before it inserts, in one statement: the next fresh id, and

@@ -606,15 +606,7 @@ public final class PostgresDiary: DiaryStore {
                 rows.append(
                     "(" + (first..<first + columns).map { "$\($0)" }.joined(separator: ", ") + ")")
                 binds.append(address.diary)
-                binds.append(record.id)
-                binds.append(record.recurrenceID)
-                binds.append(record.dateStart)
-                binds.append(record.dateFinish)
-                binds.append(record.name)
-                binds.append(record.description)
-                binds.append(record.occupiesTime && record.recurrence == nil)
-                binds.append(record.recurrence != nil)
-                binds.append(record.jsonLine)
+                record.bindEntryColumns(to: &binds)
             }
             try run(
                 PostgresQuery(
@@ -1058,5 +1050,13 @@ extension PostgresConnection {
 
 /// The connection closed while a query waited for its answer.
 struct ConnectionLost: Error {}
+
+/// PostgreSQL's bindings take an entry's columns as the SQLite diary's statement does.
+extension PostgresBindings: EntryColumnBinder {
+    public mutating func bind(_ value: Int64) { append(value) }
+    public mutating func bind(_ value: Int64?) { append(value) }
+    public mutating func bind(_ value: String?) { append(value) }
+    public mutating func bind(_ value: Bool) { append(value) }
+}
 
 #endif
