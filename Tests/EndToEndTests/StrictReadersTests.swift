@@ -325,6 +325,27 @@ struct StrictReadersTests {
         #expect(back.status == 0, "\(back.stdout)\(back.stderr)")
     }
 
+    @Test("--for google writes zones by their IANA names too, and only that of --for any's repairs")
+    func googleZones() throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let own = StrictCase.all.first { $0.code == "any-zone-name" && !$0.zones.isEmpty }!
+        try cli.write("in.ics", own.text)
+        let google = try cli.run(["convert", "in.ics", "-o", "google.ics", "--for", "google"])
+        #expect(google.status == 0, "\(google.stderr)")
+        #expect(google.stderr.contains("--for google: any-zone-name:"), "\(google.stderr)")
+        let written = try cli.read("google.ics")
+        #expect(written.contains("DTSTART;TZID=Australia/Sydney:20260504T090000\r\n"))
+        #expect(!written.contains("Canberra"))
+        // A repair Google does not need is not made: an empty value stays.
+        let blank = StrictCase.all.first { $0.name == "a value of only spaces" }!
+        try cli.write("blank.ics", blank.text)
+        #expect(
+            try cli.run(["convert", "blank.ics", "-o", "blank-google.ics", "--for", "google"])
+                .status == 0)
+        #expect(try cli.read("blank-google.ics").contains("LOCATION: \r\n"))
+    }
+
     @Test(
         "a TZID on a UTC time is left out: Python icalendar read it as the zone's wall clock, an hour off",
         .enabled(if: allReaders || required, "\(readersMissing)"))
