@@ -14,7 +14,7 @@ import TaskModel
 /// overlap check and the write see the same state even with several processes; a second
 /// writer waits (busy timeout) rather than failing.
 public final class SQLiteDiary: DiaryStore {
-    private let pool: any DatabaseWriter
+    let pool: any DatabaseWriter
     public let path: String
     public let uidScheme: UIDScheme
 
@@ -68,7 +68,7 @@ public final class SQLiteDiary: DiaryStore {
     /// ("already exists", a unique `grdb_migrations` row) or its lock while it makes them.
     /// Each migration is one transaction, so such a loser wrote nothing: it opens again and
     /// finds the schema made (8 processes adding to a new diary at once failed 1 in 16 before).
-    private static func openMigrated(_ path: String, _ configuration: Configuration) throws
+    static func openMigrated(_ path: String, _ configuration: Configuration) throws
         -> DatabasePool
     {
         var attempt = 0
@@ -100,8 +100,7 @@ public final class SQLiteDiary: DiaryStore {
         }
     }
 
-    private static func scheme(_ database: any DatabaseWriter, fallback: String) throws -> UIDScheme
-    {
+    static func scheme(_ database: any DatabaseWriter, fallback: String) throws -> UIDScheme {
         let identity = try database.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'identity'")
         }
@@ -129,160 +128,11 @@ public final class SQLiteDiary: DiaryStore {
         return "\(error)"
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: entries") { db in
-            try db.create(table: "entry") { table in
-                table.primaryKey("id", .integer)
-                table.column("date_start", .integer).notNull()
-                table.column("date_finish", .integer).notNull()
-                table.column("name", .text).notNull().check { length($0) > 0 }
-                table.column("description", .text)
-                // Whether the entry blocks its time (not cancelled, not free, not empty).
-                table.column("occupies", .boolean).notNull()
-                // The whole record in the task format: attachments and alarms come back unchanged.
-                table.column("record", .text).notNull()
-                table.check(sql: "date_finish >= date_start")
-            }
-            try db.create(index: "entry_by_start", on: "entry", columns: ["date_start"])
-            try db.create(
-                index: "entry_occupied_by_start", on: "entry",
-                columns: ["date_start", "date_finish"],
-                condition: Column("occupies") == true)
-        }
-        // Repeating entries (habits) are checked occurrence by occurrence; they stay out of
-        // the single-entry index ("occupies" is false for them), whose invariant is that its
-        // entries never overlap.
-        migrator.registerMigration("v2: repeating entries") { db in
-            try db.alter(table: "entry") { table in
-                table.add(column: "repeats", .boolean).notNull().defaults(to: false)
-            }
-            try db.create(
-                index: "entry_repeating", on: "entry", columns: ["date_start"],
-                condition: Column("repeats") == true)
-        }
-        // The diary's identity (its UIDs' namespace), and the highest id ever given, so that
-        // a deleted entry's id (and UID, which a calendar app may still hold) is never reused.
-        // Entries that were exported before keep the UIDs they had.
-        migrator.registerMigration("v3: identity") { db in
-            try db.create(table: "meta") { table in
-                table.primaryKey("key", .text)
-                table.column("value", .text).notNull()
-            }
-            try db.execute(
-                sql: "INSERT INTO meta (key, value) VALUES ('identity', ?), ('highest_id', ?)",
-                arguments: [
-                    DiaryIdentity.make(),
-                    String(try Int64.fetchOne(db, sql: "SELECT max(id) FROM entry") ?? 0),
-                ])
-            let rows = try Row.fetchAll(db, sql: "SELECT id, record FROM entry")
-            for row in rows {
-                guard
-                    var record = try? TaskJSON.decodeLine(Data((row["record"] as String).utf8))
-                        .get(),
-                    record.uid == nil
-                else { continue }
-                record.uid = UIDScheme().uid(for: record.id)
-                try db.execute(
-                    sql: "UPDATE entry SET record = ? WHERE id = ?",
-                    arguments: [record.jsonLine, record.id])
-            }
-        }
-        // An entry is a group of rows with one id: the entry (recurrence_id NULL) and the
-        // changed occurrences of a repeating entry that an import brought (one row each,
-        // with the original start they replace). SQLite cannot change a primary key in
-        // place, so the table is made anew.
-        migrator.registerMigration("v4: changed occurrences") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE entry_v4 (
-                        row INTEGER PRIMARY KEY,
-                        id INTEGER NOT NULL,
-                        recurrence_id INTEGER,
-                        date_start INTEGER NOT NULL,
-                        date_finish INTEGER NOT NULL,
-                        name TEXT NOT NULL CHECK (length(name) > 0),
-                        description TEXT,
-                        occupies BOOLEAN NOT NULL,
-                        repeats BOOLEAN NOT NULL DEFAULT 0,
-                        record TEXT NOT NULL,
-                        CHECK (date_finish >= date_start));
-                    INSERT INTO entry_v4
-                        (id, recurrence_id, date_start, date_finish, name, description, occupies, repeats, record)
-                        SELECT id, NULL, date_start, date_finish, name, description, occupies, repeats, record
-                        FROM entry;
-                    DROP TABLE entry;
-                    ALTER TABLE entry_v4 RENAME TO entry;
-                    CREATE UNIQUE INDEX entry_key ON entry (id, coalesce(recurrence_id, -9223372036854775808));
-                    CREATE INDEX entry_by_start ON entry (date_start);
-                    CREATE INDEX entry_occupied_by_start ON entry (date_start, date_finish) WHERE occupies = 1;
-                    CREATE INDEX entry_repeating ON entry (date_start) WHERE repeats = 1;
-                    CREATE INDEX entry_changed ON entry (id) WHERE recurrence_id IS NOT NULL;
-                    """)
-        }
-        // Subtasks have ids of their own, inside their entry's record: the highest id given
-        // takes them in, so that no new entry gets the id of a subtask.
-        migrator.registerMigration("v5: subtask ids") { db in
-            var highest: Int64 = 0
-            for row in try Row.fetchAll(db, sql: "SELECT id, record FROM entry") {
-                if let record = try? Self.record(row) {
-                    highest = max(highest, Rules.highestID(in: record))
-                }
-            }
-            try Self.noteGiven(highest, db)
-        }
-        // One index less to write per add: the entries that occupy time are found by their
-        // start in entry_occupied_by_start already, so the index on every entry's start
-        // becomes one on the others' only.
-        migrator.registerMigration("v6: index of free entries") { db in
-            try db.execute(
-                sql: """
-                    DROP INDEX entry_by_start;
-                    CREATE INDEX entry_free_by_start ON entry (date_start) WHERE occupies = 0;
-                    """)
-        }
-        // Rows kept in the order of their key (id, then the original start of a changed
-        // occurrence, the entry itself first) instead of a row number with a unique index
-        // on that key beside it: an add writes one b-tree less. recurrence_id stays a
-        // column to read and filter by, computed from the key.
-        migrator.registerMigration("v7: entries by id") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE entry_v7 (
-                        id INTEGER NOT NULL,
-                        occurrence INTEGER NOT NULL,
-                        recurrence_id INTEGER
-                            GENERATED ALWAYS AS (nullif(occurrence, \(Self.entryItself))) VIRTUAL,
-                        date_start INTEGER NOT NULL,
-                        date_finish INTEGER NOT NULL,
-                        name TEXT NOT NULL CHECK (length(name) > 0),
-                        description TEXT,
-                        occupies BOOLEAN NOT NULL,
-                        repeats BOOLEAN NOT NULL DEFAULT 0,
-                        record TEXT NOT NULL,
-                        CHECK (date_finish >= date_start),
-                        PRIMARY KEY (id, occurrence)) WITHOUT ROWID;
-                    INSERT INTO entry_v7
-                        (id, occurrence, date_start, date_finish, name, description, occupies, repeats, record)
-                        SELECT id, coalesce(recurrence_id, \(Self.entryItself)), date_start, date_finish,
-                            name, description, occupies, repeats, record
-                        FROM entry;
-                    DROP TABLE entry;
-                    ALTER TABLE entry_v7 RENAME TO entry;
-                    CREATE INDEX entry_free_by_start ON entry (date_start) WHERE occupies = 0;
-                    CREATE INDEX entry_occupied_by_start ON entry (date_start, date_finish) WHERE occupies = 1;
-                    CREATE INDEX entry_repeating ON entry (date_start) WHERE repeats = 1;
-                    CREATE INDEX entry_changed ON entry (id) WHERE recurrence_id IS NOT NULL;
-                    """)
-        }
-        return migrator
-    }
-
     /// The `occurrence` of an entry's own row: below every changed occurrence's original start.
-    private static let entryItself = Int64.min
+    static let entryItself = Int64.min
 
     /// The original starts of the changed occurrences of every entry that has some.
-    private static func changedOccurrences(_ db: Database) throws -> [Int64: [Int64]] {
+    static func changedOccurrences(_ db: Database) throws -> [Int64: [Int64]] {
         var result: [Int64: [Int64]] = [:]
         let rows = try Row.fetchAll(
             db.cachedStatement(
@@ -297,13 +147,13 @@ public final class SQLiteDiary: DiaryStore {
     /// id present: an add whose ids are all entries' ids leaves `meta` alone (one page less
     /// written per add), and every id that leaves the table or lives only inside a record (a
     /// deleted entry, a subtask) is noted there.
-    private static func freshID(_ db: Database) throws -> Int64 {
+    static func freshID(_ db: Database) throws -> Int64 {
         // A cached statement: preparing one costs more than running it.
         try Int64.fetchOne(db.cachedStatement(sql: freshIDQuery)) ?? 1
     }
 
     /// SQL for ``freshID(_:)``.
-    private static let freshIDQuery = """
+    static let freshIDQuery = """
         SELECT max(coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'highest_id'), 0),
             coalesce((SELECT max(id) FROM entry), 0)) + 1
         """
@@ -311,7 +161,7 @@ public final class SQLiteDiary: DiaryStore {
     /// Whether something may be in the way of an entry (?1 its id, ?2 its finish, ?3 its
     /// start): 2 when a habit starts before it ends, plus 1 when the single entry that
     /// starts last before its finish ends after its start.
-    private static let wayQuery = """
+    static let wayQuery = """
         SELECT 2 * EXISTS (SELECT 1 FROM entry INDEXED BY entry_repeating
                 WHERE repeats = 1 AND id != ?1 AND date_start < ?2)
             + coalesce((SELECT date_finish > ?3 FROM entry INDEXED BY entry_occupied_by_start
@@ -320,10 +170,10 @@ public final class SQLiteDiary: DiaryStore {
         """
 
     /// SQL for ``prelude(for:_:)``: ``freshIDQuery``, then ``wayQuery``.
-    private static let preludeQuery = freshIDQuery + "\nUNION ALL\n" + wayQuery
+    static let preludeQuery = freshIDQuery + "\nUNION ALL\n" + wayQuery
 
     /// Notes that ids up to `id` were given.
-    private static func noteGiven(_ id: Int64, _ db: Database) throws {
+    static func noteGiven(_ id: Int64, _ db: Database) throws {
         try db.cachedStatement(
             sql: """
                 UPDATE meta SET value = CAST(max(CAST(value AS INTEGER), ?) AS TEXT)
@@ -334,7 +184,7 @@ public final class SQLiteDiary: DiaryStore {
 
     // MARK: - Reading
 
-    private static func record(_ row: Row) throws(DiaryError) -> TaskRecord {
+    static func record(_ row: Row) throws(DiaryError) -> TaskRecord {
         let text: String = row["record"]
         do {
             return try TaskJSON.decodeLine(Data(text.utf8)).get()
@@ -343,7 +193,7 @@ public final class SQLiteDiary: DiaryStore {
         }
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws(DiaryError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(DiaryError) -> T {
         do {
             // A reader connection, outside any transaction until ours begins.
             return try pool.unsafeRead { db in try Self.transaction(.deferred, db, body) }
@@ -354,7 +204,7 @@ public final class SQLiteDiary: DiaryStore {
         }
     }
 
-    private func write<T>(_ body: (Database) throws -> T) throws(DiaryError) -> T {
+    func write<T>(_ body: (Database) throws -> T) throws(DiaryError) -> T {
         do {
             return try pool.writeWithoutTransaction { db in
                 try Self.transaction(.immediate, db, body)
@@ -370,7 +220,7 @@ public final class SQLiteDiary: DiaryStore {
     /// snapshot), committed when it returns and rolled back when it throws: what GRDB's
     /// `write` and `read` do, with the BEGIN and COMMIT prepared once per connection instead
     /// of for every call (compiling the two was a seventh of an add's time).
-    private static func transaction<T>(
+    static func transaction<T>(
         _ kind: Database.TransactionKind, _ db: Database, _ body: (Database) throws -> T
     ) throws -> T {
         try db.cachedStatement(sql: "BEGIN \(kind.rawValue) TRANSACTION").execute()
@@ -391,7 +241,7 @@ public final class SQLiteDiary: DiaryStore {
     }
 
     /// The entry `id` (its first changed occurrence when only changes of it came in).
-    private static func find(_ id: Int64, _ db: Database) throws -> TaskRecord {
+    static func find(_ id: Int64, _ db: Database) throws -> TaskRecord {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
@@ -452,137 +302,7 @@ public final class SQLiteDiary: DiaryStore {
 
     // MARK: - Writing
 
-    /// The entries that occupy time and overlap `record` (other than itself), earliest first,
-    /// each paired with the occurrence of `record` it meets (`record` itself when it does
-    /// not repeat). A repeating entry in the way is named by its colliding occurrence.
-    static func collisions(of asked: TaskRecord, _ db: Database) throws -> [(
-        mine: TaskRecord, other: TaskRecord
-    )] {
-        guard asked.occupiesTime else { return [] }
-        // Habits that start before this entry ends (all of them for a habit, which repeats).
-        let habits = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT id, record FROM entry INDEXED BY entry_repeating
-                    WHERE repeats = 1 AND id != ? AND date_start < ?
-                    """),
-            arguments: [
-                asked.id, asked.recurrence == nil ? asked.dateFinish : Int64.max,
-            ]
-        ).map { row throws in try Self.record(row) }
-        // Changed occurrences matter only where something repeats: most adds skip the query.
-        let changed =
-            habits.isEmpty && asked.recurrence == nil ? [:] : try changedOccurrences(db)
-        let record = Rules.unit(asked, changed: changed)
-        let series = habits.map { Rules.unit($0, changed: changed) }
-        var occurrences = [record]
-        if record.recurrence != nil {
-            // Each occurrence against the single entries, up to the last of them.
-            let last =
-                try Int64.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1"))
-                ?? record.dateStart
-            let end =
-                Expansion.lastFinish(of: record)
-                ?? max(last, record.dateStart + Expansion.habitHorizon)
-            let window = record.dateStart..<max(end, record.dateStart + 1)
-            do {
-                occurrences = try Expansion.occupying(record, in: window)
-            } catch let error where error.cut == .limit || error.cut == .work {
-                // Too many occurrences to list up to the last entry (an hourly habit and an
-                // entry years ahead): compare the habit with each single entry in its reach.
-                return try collisions(of: record, eachSingleIn: window, series: series, db)
-            } catch {
-                throw Rules.refusal(of: record, error)
-            }
-        }
-        return try collisions(of: record, occurrences: occurrences, series: series, db)
-    }
-
-    /// ``collisions(of:_:)`` for a habit with more occurrences than one expansion may list:
-    /// each single entry in `window` against the occurrences of `record` around it (a few
-    /// each), at most ten collisions.
-    private static func collisions(
-        of record: TaskRecord, eachSingleIn window: Range<Int64>, series: [TaskRecord],
-        _ db: Database
-    ) throws -> [(mine: TaskRecord, other: TaskRecord)] {
-        var found = try collisions(of: record, occurrences: [], series: series, db)
-        // The single entry running at the window's start (they never overlap: at most one),
-        // then those that start in it, in order.
-        let before = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT id, date_start, date_finish FROM entry INDEXED BY entry_occupied_by_start
-                    WHERE occupies = 1 AND date_start < ? ORDER BY date_start DESC LIMIT 1
-                    """),
-            arguments: [window.lowerBound])
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    SELECT id, date_start, date_finish FROM entry INDEXED BY entry_occupied_by_start
-                    WHERE occupies = 1 AND date_start >= ? AND date_start < ? ORDER BY date_start
-                    """),
-            arguments: [window.lowerBound, window.upperBound])
-        var pending = before[...]
-        while found.count < 10, let row = try pending.popFirst() ?? rows.next() {
-            let single = TaskRecord(
-                id: row["id"], dateStart: row["date_start"], dateFinish: row["date_finish"],
-                name: "")
-            guard single.id != record.id, single.dateFinish > window.lowerBound else { continue }
-            let pair: (TaskRecord, TaskRecord)?
-            do {
-                pair = try Expansion.collisions(record, single, limit: 1).first
-            } catch {
-                throw Rules.refusal(of: record, error)
-            }
-            if let (mine, _) = pair { found.append((mine, try find(single.id, db))) }
-        }
-        return found.sorted {
-            ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id)
-        }
-    }
-
-    /// ``collisions(of:_:)`` for a record whose occurrences are known, against these habits.
-    static func collisions(
-        of record: TaskRecord, occurrences: [TaskRecord], series: [TaskRecord], _ db: Database
-    ) throws -> [(mine: TaskRecord, other: TaskRecord)] {
-        var found = try Rules.collisions(of: record, in: series)
-        for occurrence in occurrences {
-            found += try singles(overlapping: occurrence, db).map { (occurrence, $0) }
-            if found.count >= 10 { break }
-        }
-        return found.sorted {
-            ($0.other.dateStart, $0.other.id) < ($1.other.dateStart, $1.other.id)
-        }
-    }
-
-    /// The single (non-repeating) entries that occupy time and overlap `record`.
-    private static func singles(overlapping record: TaskRecord, _ db: Database) throws
-        -> [TaskRecord]
-    {
-        // Occupying entries never overlap, so walking back from the last one that starts
-        // before our finish, every entry that still ends after our start collides, and the
-        // first one that does not ends the walk.
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    SELECT id, date_finish, record FROM entry INDEXED BY entry_occupied_by_start
-                    WHERE occupies = 1 AND date_start < ? ORDER BY date_start DESC, date_finish DESC
-                    """),
-            arguments: [record.dateFinish])
-        var found: [TaskRecord] = []
-        while let row = try rows.next() {
-            let finish: Int64 = row["date_finish"]
-            let id: Int64 = row["id"]
-            if id == record.id { continue }
-            guard finish > record.dateStart else { break }
-            found.append(try Self.record(row))
-        }
-        return found.reversed()
-    }
-
-    private static func insert(_ record: TaskRecord, _ db: Database) throws {
+    static func insert(_ record: TaskRecord, _ db: Database) throws {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO entry (id, occurrence, date_start, date_finish, name, description, occupies, repeats, record)
@@ -596,7 +316,7 @@ public final class SQLiteDiary: DiaryStore {
     /// queries. It is clear when it does not repeat, no habit starts before it ends, and the
     /// single entry that starts last before its finish has ended by its start: single entries
     /// never overlap, so none that starts before that one reaches it.
-    private static func prelude(for record: TaskRecord, _ db: Database) throws -> (
+    static func prelude(for record: TaskRecord, _ db: Database) throws -> (
         fresh: Int64, clear: Bool
     ) {
         // Two rows of one integer each: the fresh id, then whether a habit starts before the
@@ -653,12 +373,12 @@ public final class SQLiteDiary: DiaryStore {
 
     // The statements an update and a delete run, prepared once per connection
     // (`cachedStatement`), as an add's are.
-    private static let changesQuery =
+    static let changesQuery =
         "SELECT id, record FROM entry WHERE id = ? AND recurrence_id IS NOT NULL"
-    private static let deleteChangesQuery =
+    static let deleteChangesQuery =
         "DELETE FROM entry WHERE id = ? AND recurrence_id IS NOT NULL"
-    private static let deleteOneQuery = "DELETE FROM entry WHERE id = ? AND recurrence_id IS ?"
-    private static let deleteEntryQuery = "DELETE FROM entry WHERE id = ?"
+    static let deleteOneQuery = "DELETE FROM entry WHERE id = ? AND recurrence_id IS ?"
+    static let deleteEntryQuery = "DELETE FROM entry WHERE id = ?"
 
     public func update(_ record: TaskRecord) throws(DiaryError) {
         try Rules.validate(record)
@@ -709,72 +429,6 @@ public final class SQLiteDiary: DiaryStore {
             if db.changesCount == 0 { throw DiaryError.notFound(id) }
             // Gone from the table, the id is kept from being given again by the note.
             try Self.noteGiven(id, db)
-        }
-    }
-
-    public func importRecords(
-        _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool
-    ) throws(DiaryError) -> ImportResult {
-        try write { db in
-            try Self.importing(records, skipConflicts: skipConflicts, newIDs: newIDs, db)
-        }
-    }
-
-    public func replace(_ id: Int64, with records: [TaskRecord]) throws(DiaryError) {
-        try write { db in
-            try db.cachedStatement(sql: Self.deleteEntryQuery).execute(arguments: [id])
-            if db.changesCount == 0 { throw DiaryError.notFound(id) }
-            // Gone from the table, the id is kept from being given again by the note.
-            try Self.noteGiven(id, db)
-            _ = try Self.importing(
-                records.map { IncomingRecord($0, source: "#\(id)") }, skipConflicts: false,
-                newIDs: false, db)
-        }
-    }
-
-    /// An import inside a write transaction.
-    private static func importing(
-        _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool, _ db: Database
-    ) throws -> ImportResult {
-        do {
-            let next = try Self.freshID(db)
-            let changed = try Self.changedOccurrences(db)
-            let series = try Row.fetchAll(
-                db, sql: "SELECT id, record FROM entry WHERE repeats = 1 ORDER BY id"
-            ).map { row throws in Rules.unit(try Self.record(row), changed: changed) }
-            let lastFinish = try Int64.fetchOne(
-                db, sql: "SELECT max(date_finish) FROM entry WHERE occupies = 1")
-            let plan = try ImportPlan(
-                records, newIDs: newIDs, nextID: next, storeLastFinish: lastFinish,
-                idTaken: { (id: Int64) throws(DiaryError) -> TaskRecord? in
-                    do { return try Self.find(id, db) } catch let error as DiaryError
-                        where error == .notFound(id)
-                    {
-                        return nil
-                    } catch { throw .storage("\(error)") }
-                },
-                storeCollisions: {
-                    (record: TaskRecord, occurrences: [TaskRecord]) throws(DiaryError)
-                        -> [TaskRecord] in
-                    do {
-                        return try Self.collisions(
-                            of: record, occurrences: occurrences,
-                            series: series.filter {
-                                record.recurrence != nil || $0.dateStart < record.dateFinish
-                            }, db
-                        ).map(\.other)
-                    } catch let error as DiaryError {
-                        throw error
-                    } catch { throw .storage("\(error)") }
-                })
-            if !plan.problems.isEmpty && !skipConflicts {
-                throw DiaryError.importRefused(plan.problems)
-            }
-            for record in plan.accepted { try Self.insert(record, db) }
-            if let highest = plan.accepted.map(Rules.highestID).max() {
-                try Self.noteGiven(highest, db)
-            }
-            return ImportResult(imported: plan.accepted.map(\.id), skipped: plan.problems)
         }
     }
 

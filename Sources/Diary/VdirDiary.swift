@@ -29,7 +29,7 @@ import TaskModel
 public final class VdirDiary: DiaryStore {
     public let directory: URL
     public let uidScheme: UIDScheme
-    private let warn: @Sendable (String) -> Void
+    let warn: @Sendable (String) -> Void
 
     /// The line that keeps an entry's id in its file.
     static let idProperty = "X-TASKCAL-ID"
@@ -75,11 +75,11 @@ public final class VdirDiary: DiaryStore {
         }
     }
 
-    private static func stateFile(_ folder: URL) -> URL {
+    static func stateFile(_ folder: URL) -> URL {
         folder.appendingPathComponent(".taskcal-diary")
     }
 
-    private static func readState(_ folder: URL) throws(DiaryError) -> State? {
+    static func readState(_ folder: URL) throws(DiaryError) -> State? {
         let file = stateFile(folder)
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         guard let state = try? JSONDecoder().decode(State.self, from: data) else {
@@ -89,7 +89,7 @@ public final class VdirDiary: DiaryStore {
         return state
     }
 
-    private static func writeState(_ state: State, _ folder: URL) throws(DiaryError) {
+    static func writeState(_ state: State, _ folder: URL) throws(DiaryError) {
         // Whole or not at all, as every file taskcal writes (OutputFile.writeWhole): its
         // temporary file (`..taskcal-diary.taskcal-XXXXXX`) is one the debris sweep knows.
         // Foundation's atomic write left `.dat.nosync…` files when the process was killed.
@@ -101,7 +101,7 @@ public final class VdirDiary: DiaryStore {
         }
     }
 
-    private static func encoded(_ state: State) throws(DiaryError) -> [UInt8] {
+    static func encoded(_ state: State) throws(DiaryError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         guard let data = try? encoder.encode(state) else {
@@ -111,7 +111,7 @@ public final class VdirDiary: DiaryStore {
     }
 
     /// Writes `state` to `path`, a file of the folder's own (0600).
-    private static func writeState(_ state: State, at path: String) throws(DiaryError) {
+    static func writeState(_ state: State, at path: String) throws(DiaryError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         guard let data = try? encoder.encode(state),
@@ -124,7 +124,7 @@ public final class VdirDiary: DiaryStore {
     }
 
     /// Makes the state of a new folder (or one an earlier version made), under the lock.
-    private static func createState(_ folder: URL) throws(DiaryError) -> State {
+    static func createState(_ folder: URL) throws(DiaryError) -> State {
         let lock = folder.appendingPathComponent(".taskcal.lock").path
         let descriptor = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -139,7 +139,7 @@ public final class VdirDiary: DiaryStore {
     }
 
     /// Notes that ids up to `id` were given (under the lock).
-    private func noteGiven(_ id: Int64) throws(DiaryError) {
+    func noteGiven(_ id: Int64) throws(DiaryError) {
         guard var state = try Self.readState(directory) else { return }
         if id > state.highestID {
             state.highestID = id
@@ -148,7 +148,7 @@ public final class VdirDiary: DiaryStore {
     }
 
     /// The next fresh id: above every id the diary ever gave.
-    private func freshID(_ existing: [TaskRecord]) throws(DiaryError) -> Int64 {
+    func freshID(_ existing: [TaskRecord]) throws(DiaryError) -> Int64 {
         let highest = try Self.readState(directory)?.highestID ?? 0
         // Subtasks' ids count: they are inside their entries' records.
         return max(highest, existing.map(Rules.highestID).max() ?? 0) + 1
@@ -158,7 +158,7 @@ public final class VdirDiary: DiaryStore {
 
     // MARK: - Locking
 
-    private func locked<T>(_ body: () throws(DiaryError) -> T) throws(DiaryError) -> T {
+    func locked<T>(_ body: () throws(DiaryError) -> T) throws(DiaryError) -> T {
         let path = directory.appendingPathComponent(".taskcal.lock").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -178,7 +178,7 @@ public final class VdirDiary: DiaryStore {
     /// Temporary files a killed writer left: an import's files written before its list of
     /// renames was, and the temporary file of an atomic write. Only debris under the lock
     /// (no writer is running then).
-    private func debris() -> [String] {
+    func debris() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { name in
             (name.hasPrefix(".taskcal-import-") && name.hasSuffix(".tmp"))
@@ -188,14 +188,14 @@ public final class VdirDiary: DiaryStore {
         }.sorted()
     }
 
-    private func removeDebris() {
+    func removeDebris() {
         for name in debris() {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }
 
     /// Completes an import a killed process left half-renamed.
-    private func finishPendingImport() throws(DiaryError) {
+    func finishPendingImport() throws(DiaryError) {
         guard let text = try? String(contentsOf: pendingList, encoding: .utf8) else { return }
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: "\t")
@@ -205,136 +205,6 @@ public final class VdirDiary: DiaryStore {
             if FileManager.default.fileExists(atPath: temporary) { rename(temporary, final) }
         }
         try? FileManager.default.removeItem(at: pendingList)
-    }
-
-    // MARK: - Files
-
-    private func fileName(for record: TaskRecord) -> String {
-        let uid = record.uid ?? uidScheme.uid(for: record.id)
-        let safe = uid.map { $0.isLetter || $0.isNumber || "-_.@".contains($0) ? String($0) : "_" }
-            .joined()
-        return safe + ".ics"
-    }
-
-    /// A file of the folder that could not be read whole.
-    struct Unreadable {
-        var file: String
-        /// What the reader said, naming the file (and the line).
-        var problem: String
-        /// Whether it may hold an entry (a calendar component with times) that was left out.
-        var mayHoldEntry: Bool
-    }
-
-    /// The entries for a read: files that cannot be read are left out, each with a warning.
-    private func readable() throws(DiaryError) -> [(record: TaskRecord, file: String)] {
-        let (entries, unreadable) = try load()
-        for file in unreadable {
-            warn("\(file.problem) (its entries are left out)")
-        }
-        return entries
-    }
-
-    /// The entries for a write, under the lock: refused while a file that cannot be read may
-    /// hold an entry, since the write could then overlap an entry nobody sees.
-    private func writable() throws(DiaryError) -> [(record: TaskRecord, file: String)] {
-        let (entries, unreadable) = try load()
-        if let blocking = unreadable.first(where: \.mayHoldEntry) {
-            throw .storage(
-                "nothing was written: \(blocking.file) may hold an entry this change would overlap, and it cannot be read (\(blocking.problem)); fix or remove it (taskcal diary check --store vdir:\(directory.path) lists every file it cannot read)"
-            )
-        }
-        for file in unreadable { warn("\(file.problem) (it holds no entry; ignored)") }
-        return entries
-    }
-
-    /// Whether the file at `path` has a component that could be an entry.
-    private static func mayHoldEntry(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return true }
-        let text = String(decoding: data, as: UTF8.self).uppercased()
-        return ["BEGIN:VEVENT", "BEGIN:VTODO", "BEGIN:VJOURNAL"].contains { text.contains($0) }
-    }
-
-    /// Every entry with its file, sorted by file name (so fresh ids of foreign UIDs are
-    /// stable), and the files that could not be read whole.
-    private func load() throws(DiaryError) -> (
-        entries: [(record: TaskRecord, file: String)], unreadable: [Unreadable]
-    ) {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-                .filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") }.sorted()
-        } catch {
-            throw .storage(
-                "cannot read the diary folder \(directory.path): \(error.localizedDescription)")
-        }
-        var result: [(TaskRecord, String)] = []
-        var unreadable: [Unreadable] = []
-        let paths = names.map { directory.appendingPathComponent($0).path }
-        var options = ReadOptions(format: .ics, uidScheme: uidScheme, floatingZone: "UTC")
-        options.namespaceOfFile = { [uidScheme] _ in uidScheme.namespace ?? "" }
-        var unadopted: [Int] = []
-        for (index, path) in paths.enumerated() {
-            let report = Converter.read(inputs: [path], options: options) { record, _ in
-                var record = record
-                if let line = record.icalExtra.firstIndex(where: {
-                    $0.hasPrefix(Self.idProperty + ":")
-                }) {
-                    record.id =
-                        Int64(record.icalExtra[line].dropFirst(Self.idProperty.count + 1))
-                        ?? record.id
-                    record.icalExtra.remove(at: line)
-                } else if uidScheme.parse(record.uid ?? "")?.isDerived != true, record.uid != nil,
-                    uidScheme.parse(record.uid!) == nil
-                {
-                    unadopted.append(result.count)
-                }
-                result.append((record, names[index]))
-            }
-            let skipped = report.warnings.filter { $0.code == .componentSkipped }
-            if let problem = report.errors.first ?? skipped.first {
-                unreadable.append(
-                    Unreadable(
-                        file: names[index], problem: "\(problem.location): \(problem.message)",
-                        mayHoldEntry: report.errors.isEmpty || Self.mayHoldEntry(path)))
-            }
-        }
-        // Files another program put here: ids above every id given, in file-name order (the
-        // next writer writes them into the files).
-        if !unadopted.isEmpty {
-            var next = (try Self.readState(directory)?.highestID ?? 0)
-            next = max(next, result.map(\.0.id).max() ?? 0)
-            var byUID: [String: Int64] = [:]
-            for index in unadopted {
-                let uid = result[index].0.uid ?? ""
-                if let known = byUID[uid] {
-                    result[index].0.id = known
-                } else {
-                    next += 1
-                    byUID[uid] = next
-                    result[index].0.id = next
-                }
-            }
-        }
-        return (result, unreadable)
-    }
-
-    /// Writes the records of one entry (the entry, then its changed occurrences) to one file.
-    private func write(_ group: [TaskRecord], to name: String) throws(DiaryError) {
-        let path = directory.appendingPathComponent(name).path
-        let records = group.map { member in
-            var record = member
-            if let uid = record.uid, uidScheme.parse(uid)?.id != record.id {
-                record.icalExtra.append("\(Self.idProperty):\(record.id)")
-            }
-            return record
-        }
-        var options = WriteOptions(format: .ics, uidScheme: uidScheme, timestamp: 0)
-        options.uidNamespace = uidScheme.namespace
-        options.fileMode = 0o600
-        let report = Converter.write(records, to: path, options: options)
-        if !report.succeeded {
-            throw .storage(report.errors.map(\.description).joined(separator: "\n"))
-        }
     }
 
     // MARK: - DiaryStore
@@ -472,7 +342,7 @@ public final class VdirDiary: DiaryStore {
 
     /// An import, under the lock, all or nothing; `replacing` an entry, whose records leave
     /// the diary in the same write (its old file goes, unless the new one takes its name).
-    private func importing(
+    func importing(
         _ records: [IncomingRecord], skipConflicts: Bool, newIDs: Bool, replacing: Int64?
     ) throws(DiaryError) -> ImportResult {
         try locked { () throws(DiaryError) -> ImportResult in
@@ -526,7 +396,7 @@ public final class VdirDiary: DiaryStore {
     /// Writes each group of records (one entry's) to its file, and `state` when given, all
     /// or nothing: everything under temporary names first, then a list of them, then the
     /// renames, which a writer that finds the list left by a killed process completes.
-    private func commit(
+    func commit(
         _ groups: [(records: [TaskRecord], file: String)], removing: [String] = [],
         state: State? = nil, failure: String
     ) throws(DiaryError) {

@@ -76,78 +76,7 @@ extension TaskRecord {
 
     /// The rules of the fields that calendar apps add: kinds, to-dos, people, recurrence.
     private var calendarProblems: [Problem] {
-        var found: [Problem] = []
-        switch kind {
-        case .event:
-            // An event is done as an occurrence of a habit is (X-TASKCAL-COMPLETED in .ics).
-            if due != nil { found.append(Problem(field: "due", "only a to-do has a due time")) }
-            if !subtasks.isEmpty {
-                found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
-            }
-            if let status, ![.tentative, .confirmed, .cancelled].contains(status) {
-                found.append(
-                    Problem(
-                        field: "status",
-                        "'\(status.rawValue)' is no event status; an event is tentative, confirmed or cancelled"
-                    ))
-            }
-        case .journal:
-            if due != nil { found.append(Problem(field: "due", "only a to-do has a due time")) }
-            if done { found.append(Problem(field: "done", "a journal entry is not done")) }
-            if !subtasks.isEmpty {
-                found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
-            }
-            if free {
-                found.append(Problem(field: "free", "a journal entry blocks no time anyway"))
-            }
-            if let status, ![.draft, .final, .cancelled].contains(status) {
-                found.append(
-                    Problem(
-                        field: "status",
-                        "'\(status.rawValue)' is no journal status; a journal entry is draft, final or cancelled"
-                    ))
-            }
-            if unscheduled && (recurrence != nil || recurrenceID != nil) {
-                found.append(
-                    Problem(field: "recurrence", "a journal entry without date_start cannot repeat")
-                )
-            }
-        case .todo:
-            if let status, ![.needsAction, .inProcess, .cancelled].contains(status) {
-                found.append(
-                    Problem(
-                        field: "status",
-                        "'\(status.rawValue)' is no to-do status; a to-do is needs-action, in-process or cancelled (or done)"
-                    ))
-            }
-            if free { found.append(Problem(field: "free", "a to-do blocks no time anyway")) }
-            if let due, !Timestamp.range.contains(due) {
-                found.append(Problem(field: "due", "\(due) is outside the years 0001–9999"))
-            }
-            if let due, !unscheduled, dateFinish != dateStart, dateFinish != due {
-                // RFC 5545 §3.6.2: a VTODO has DUE or DURATION, not both.
-                found.append(
-                    Problem(
-                        field: "date_finish",
-                        "a to-do with a due time ends at its start or at its due time; iCalendar cannot carry a third time"
-                    ))
-            }
-            if let due, !unscheduled, due < dateStart {
-                found.append(Problem(field: "due", "\(due) is before date_start \(dateStart)"))
-            }
-            if unscheduled && (recurrence != nil || recurrenceID != nil) {
-                found.append(
-                    Problem(field: "recurrence", "a to-do without date_start cannot repeat"))
-            }
-            for (index, subtask) in subtasks.enumerated() {
-                let nested = subtask.problems.map { $0.nested(in: "subtasks[\(index)]") }
-                found.add(nested)
-                if subtask.kind != .todo {
-                    found.append(
-                        Problem(field: "subtasks[\(index)].kind", "a subtask is a to-do"))
-                }
-            }
-        }
+        var found = kindProblems
         if let timeZone,
             timeZone.isEmpty || timeZone.contains(where: { $0.isWhitespace && $0 != " " })
         {
@@ -228,6 +157,83 @@ extension TaskRecord {
         found.add(Self.extraProblems(icalExtra))
         found.add(Self.parameterProblems(icalParameters))
         found.add(Self.componentProblems(icalComponents, field: "ical_components"))
+        return found
+    }
+
+    /// The rules of what a record's kind allows: an event's, a journal entry's, a to-do's.
+    private var kindProblems: [Problem] {
+        var found: [Problem] = []
+        switch kind {
+        case .event:
+            // An event is done as an occurrence of a habit is (X-TASKCAL-COMPLETED in .ics).
+            if due != nil { found.append(Problem(field: "due", "only a to-do has a due time")) }
+            if !subtasks.isEmpty {
+                found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
+            }
+            if let status, ![.tentative, .confirmed, .cancelled].contains(status) {
+                found.append(
+                    Problem(
+                        field: "status",
+                        "'\(status.rawValue)' is no event status; an event is tentative, confirmed or cancelled"
+                    ))
+            }
+        case .journal:
+            if due != nil { found.append(Problem(field: "due", "only a to-do has a due time")) }
+            if done { found.append(Problem(field: "done", "a journal entry is not done")) }
+            if !subtasks.isEmpty {
+                found.append(Problem(field: "subtasks", "only a to-do has subtasks"))
+            }
+            if free {
+                found.append(Problem(field: "free", "a journal entry blocks no time anyway"))
+            }
+            if let status, ![.draft, .final, .cancelled].contains(status) {
+                found.append(
+                    Problem(
+                        field: "status",
+                        "'\(status.rawValue)' is no journal status; a journal entry is draft, final or cancelled"
+                    ))
+            }
+            if unscheduled && (recurrence != nil || recurrenceID != nil) {
+                found.append(
+                    Problem(field: "recurrence", "a journal entry without date_start cannot repeat")
+                )
+            }
+        case .todo:
+            if let status, ![.needsAction, .inProcess, .cancelled].contains(status) {
+                found.append(
+                    Problem(
+                        field: "status",
+                        "'\(status.rawValue)' is no to-do status; a to-do is needs-action, in-process or cancelled (or done)"
+                    ))
+            }
+            if free { found.append(Problem(field: "free", "a to-do blocks no time anyway")) }
+            if let due, !Timestamp.range.contains(due) {
+                found.append(Problem(field: "due", "\(due) is outside the years 0001–9999"))
+            }
+            if let due, !unscheduled, dateFinish != dateStart, dateFinish != due {
+                // RFC 5545 §3.6.2: a VTODO has DUE or DURATION, not both.
+                found.append(
+                    Problem(
+                        field: "date_finish",
+                        "a to-do with a due time ends at its start or at its due time; iCalendar cannot carry a third time"
+                    ))
+            }
+            if let due, !unscheduled, due < dateStart {
+                found.append(Problem(field: "due", "\(due) is before date_start \(dateStart)"))
+            }
+            if unscheduled && (recurrence != nil || recurrenceID != nil) {
+                found.append(
+                    Problem(field: "recurrence", "a to-do without date_start cannot repeat"))
+            }
+            for (index, subtask) in subtasks.enumerated() {
+                let nested = subtask.problems.map { $0.nested(in: "subtasks[\(index)]") }
+                found.add(nested)
+                if subtask.kind != .todo {
+                    found.append(
+                        Problem(field: "subtasks[\(index)].kind", "a subtask is a to-do"))
+                }
+            }
+        }
         return found
     }
 
