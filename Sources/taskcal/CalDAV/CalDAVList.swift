@@ -15,8 +15,7 @@ extension CalDAVCommand {
             abstract: tr("List the calendars at an address (a server, a user's home, a calendar)."))
         @OptionGroup var server: ServerOptions
         @Argument(help: .tr("The address: https://[USER@]HOST/PATH.")) var url: String
-        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat =
-            .text
+        @OptionGroup var printed: FormatOption
 
         func run() throws {
             let address = try server.address(url)
@@ -24,7 +23,7 @@ extension CalDAVCommand {
             let calendars = try server.run { () throws(CalDAVError) in
                 try client.calendars(at: address)
             }
-            switch format {
+            switch printed.format {
             case .json:
                 let items = calendars.map { calendar -> [String: Any] in
                     var item: [String: Any] = [

@@ -95,8 +95,7 @@ struct Diff: ParsableCommand {
     @Flag(help: .tr("Show what only changes the form too (the zone a time is written in)."))
     var strict = false
 
-    @Option(help: .tr("text for people, json for scripts."))
-    var format: ReportFormat = .text
+    @OptionGroup var printed: FormatOption
 
     @Flag(name: .shortAndLong, help: .tr("Print no warnings of reading."))
     var quiet = false
@@ -168,7 +167,7 @@ struct Diff: ParsableCommand {
         }
         let difference = CalendarDiff(
             old, new, strict: strict, only: window == nil ? nil : CalendarDiff.occurrenceFields)
-        switch format {
+        switch printed.format {
         case .json: print(difference.json, terminator: "")
         case .text:
             // Each line in the reader's language (the JSON never changes with it).

@@ -64,8 +64,7 @@ struct Lint: ParsableCommand {
         completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
     var tz: String?
 
-    @Option(help: .tr("text for people, json for scripts."))
-    var format: ReportFormat = .text
+    @OptionGroup var printed: FormatOption
 
     func validate() throws {
         try Zone.validate(tz)
@@ -101,7 +100,7 @@ struct Lint: ParsableCommand {
             }
         }
         let losses = findings.filter(\.rule.effect.loses).count
-        if format == .json {
+        if printed.format == .json {
             print(
                 """
                 {"app": "\(app.rawValue)", "files": \(inputs.count), "records": \(records), \

@@ -58,8 +58,7 @@ struct Validate: ParsableCommand {
 
     @Option(help: RevisionReading.help) var revisions: RevisionReading = .newest
 
-    @Option(help: .tr("text for people, json for scripts."))
-    var format: ReportFormat = .text
+    @OptionGroup var printed: FormatOption
 
     @Flag(name: .shortAndLong, help: .tr("Print only problems."))
     var quiet = false
@@ -78,7 +77,7 @@ struct Validate: ParsableCommand {
         read.readsEveryRevision = revisions == .all
         let report = Converter.validate(inputs: inputs, read: read)
         let problems = report.errors.count + report.suppressedErrors
-        if format == .json {
+        if printed.format == .json {
             let diagnostics = (report.errors + report.warnings).map(\.json)
             print(
                 """
@@ -90,10 +89,10 @@ struct Validate: ParsableCommand {
         }
         if report.unreadableInputs > 0 { throw ExitCode(2) }
         guard report.succeeded else {
-            if format != .json { Console.error("\(problems) problem(s) found") }
+            if printed.format != .json { Console.error("\(problems) problem(s) found") }
             throw ExitCode(1)
         }
-        if !quiet && format != .json {
+        if !quiet && printed.format != .json {
             let files = inputs.count
             if report.warnings.isEmpty {
                 Console.say(

@@ -23,7 +23,7 @@ extension DiaryCommand {
         @OptionGroup var options: StoreOptions
         @Option(help: .tr("From this time (default: now).")) var from: String?
         @Option(help: .tr("Until this time (default: 7 days after --from).")) var to: String?
-        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
+        @OptionGroup var printed: FormatOption
 
         func run() throws {
             let time = options.time
@@ -36,7 +36,7 @@ extension DiaryCommand {
             let entries = try options.run { () throws(DiaryError) in try store.allEntries() }
             let (firings, warnings) = Alarms.firings(of: entries, in: start..<end)
             warnings.forEach { Console.note("warning: " + $0) }
-            switch format {
+            switch printed.format {
             case .json:
                 var writer = JSONWriter()
                 writer.raw("[\n")

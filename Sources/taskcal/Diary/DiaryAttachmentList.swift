@@ -13,11 +13,11 @@ extension DiaryCommand {
         @OptionGroup var options: StoreOptions
         @Argument(help: .tr("The entry's id (a subtask's too)."), completion: EntryIDs.completion)
         var id: Int64
-        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
+        @OptionGroup var printed: FormatOption
 
         func run() throws {
             let record = try options.locate(id).record
-            switch format {
+            switch printed.format {
             case .json:
                 var writer = JSONWriter()
                 writer.raw("[")

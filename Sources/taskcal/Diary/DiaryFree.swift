@@ -24,13 +24,12 @@ extension DiaryCommand {
                 """))
         @OptionGroup var options: StoreOptions
         @OptionGroup var free: FreeTimeOptions
-        @Option(help: .tr("text for people, json for scripts."))
-        var format: ReportFormat = .text
+        @OptionGroup var printed: FormatOption
 
         func validate() throws { _ = try free.window(in: options.time) }
 
         func run() throws {
-            var arguments = ["--store", options.store ?? "-", "--format", format.rawValue]
+            var arguments = ["--store", options.store ?? "-", "--format", printed.format.rawValue]
             if options.reveal { arguments.append("--reveal") }
             if let tz = options.tz { arguments += ["--tz", tz] }
             try free.report(try ReportInputs.parse(arguments), inputs: [])

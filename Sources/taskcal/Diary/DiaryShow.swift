@@ -23,7 +23,7 @@ extension DiaryCommand {
                 """))
         @OptionGroup var options: StoreOptions
         @Argument(help: .tr("The entry's id."), completion: EntryIDs.completion) var id: Int64
-        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
+        @OptionGroup var printed: FormatOption
 
         func run() throws {
             let store = try options.open()
@@ -34,7 +34,7 @@ extension DiaryCommand {
                 : try options.run { () throws(DiaryError) in try store.allEntries() }
                     .filter { $0.id == id && $0.recurrenceID != nil }
                     .sorted { ($0.recurrenceID ?? 0) < ($1.recurrenceID ?? 0) }
-            switch format {
+            switch printed.format {
             case .json:
                 print(record.jsonLine)
                 for change in changes { print(change.jsonLine) }

@@ -45,8 +45,7 @@ extension DiaryCommand {
         @Option(help: .tr("Decide conflicts: local (the diary's version wins) or remote."))
         var prefer: SyncPreference?
         @Flag(help: .tr("Say what would be done, and do nothing.")) var dryRun = false
-        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat =
-            .text
+        @OptionGroup var printed: FormatOption
 
         func run() throws {
             let address = try server.address(url)
@@ -64,7 +63,7 @@ extension DiaryCommand {
                 Console.error("\(error.description); nothing was changed")
                 throw ExitCode(2)
             }
-            switch format {
+            switch printed.format {
             case .json:
                 let items = report.changes.map { change -> [String: Any] in
                     var item: [String: Any] = [

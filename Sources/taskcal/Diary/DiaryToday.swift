@@ -29,8 +29,7 @@ extension DiaryCommand {
         )
         var day: String?
         @OptionGroup var searching: SearchOption
-        @Option(help: .tr("text for people, json for scripts."))
-        var format: ReportFormat = .text
+        @OptionGroup var printed: FormatOption
 
         /// One line of the day.
         struct Line {
@@ -53,7 +52,7 @@ extension DiaryCommand {
                 try store.entries(from: nil, to: nil, search: searching.search)
             }
             let lines = Self.lines(of: found, all: all, on: span, time: time)
-            switch format {
+            switch printed.format {
             case .json: print(Self.json(lines, day: day, time: time))
             case .text: print(Self.text(lines, day: day, time: time), terminator: "")
             }

@@ -14,14 +14,14 @@ extension Inbox {
             abstract: tr("List the invitations and what each would collide with."))
         @OptionGroup var options: Options
         @Argument(help: .tr("Invitation .ics files, or folders of them.")) var paths: [String]
-        @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
+        @OptionGroup var printed: FormatOption
 
         func run() throws {
             let time = options.store.time
             let messages = try options.messages(paths)
             let store = try options.store.open()
             let entries = try options.store.run { () throws(DiaryError) in try store.allEntries() }
-            if format == .json {
+            if printed.format == .json {
                 var writer = JSONWriter()
                 writer.raw("[")
                 for (index, message) in messages.enumerated() {

@@ -97,7 +97,7 @@ struct ReportInputs: ParsableArguments {
     @Option(
         help:
             .tr(
-                "Report on a diary (a SQLite file or vdir:DIR) instead of files; - for the default diary."
+                "Report on a diary instead of files: a SQLite file, vdir:DIR or postgres://USER@HOST/DB?diary=NAME; - for the default diary."
             )
     )
     var store: String?
