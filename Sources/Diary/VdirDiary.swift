@@ -110,16 +110,13 @@ public final class VdirDiary: DiaryStore {
         return Array(data)
     }
 
-    /// Writes `state` to `path`, a file of the folder's own (0600).
+    /// Writes `state` to `path`, a file of the folder's own (0600), whole and synced.
     static func writeState(_ state: State, at path: String) throws(DiaryError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        guard let data = try? encoder.encode(state),
-            FileManager.default.createFile(
-                atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
-            unlink(path)
-            throw .storage("cannot write \(path): \(String(cString: strerror(errno)))")
+        let bytes = try encoded(state)
+        do {
+            try OutputFile.writeWhole(bytes, to: path, mode: 0o600)
+        } catch {
+            throw .storage(error.description)
         }
     }
 
@@ -204,6 +201,8 @@ public final class VdirDiary: DiaryStore {
             let final = directory.appendingPathComponent(String(parts[1])).path
             if FileManager.default.fileExists(atPath: temporary) { rename(temporary, final) }
         }
+        // The renames reach the disk before the list that would redo them goes.
+        OutputFile.syncFolder(of: pendingList.path)
         try? FileManager.default.removeItem(at: pendingList)
     }
 
@@ -424,18 +423,17 @@ public final class VdirDiary: DiaryStore {
             ($0.element, ".taskcal-import-\(getpid())-gone-\($0.offset).tmp")
         }
         let list = (moves + removals).map { "\($0.0)\t\($0.1)" }.joined(separator: "\n") + "\n"
-        // Beside it and renamed (`.taskcal-pending.PID`, which the debris sweep knows), not
-        // through Foundation's atomic write, whose temporary file a kill would leave behind.
-        let temporary = pendingList.path + ".\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(list.utf8)),
-            rename(temporary, pendingList.path) == 0
-        else {
-            unlink(temporary)
+        // Whole and synced before any rename, like every file it names (each written through
+        // OutputFile): a crash of the machine after this line finds the list and the files
+        // whole, and the next writer completes the renames. Its temporary file
+        // (`..taskcal-pending.taskcal-XXXXXX`) is one the debris sweep knows.
+        do {
+            try OutputFile.writeWhole(Array(list.utf8), to: pendingList.path, mode: 0o600)
+        } catch {
             for (file, _) in moves {
                 try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
             }
-            throw .storage(
-                "\(failure): cannot write \(pendingList.path): \(String(cString: strerror(errno)))")
+            throw .storage("\(failure): \(error.description)")
         }
         try finishPendingImport()
     }

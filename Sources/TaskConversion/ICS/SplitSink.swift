@@ -154,6 +154,9 @@ final class SplitICSSink: RecordSink {
                 "cannot write: \(reason); parts before it are written, this and later ones are not",
                 code: .io)
         }
+        // Each part was written whole and synced (OutputFile); the renames that show them
+        // reach the disk too, as every output's does.
+        OutputFile.syncFolder(of: path)
         writtenFiles = staged.map(\.final)
         for file in writtenFiles {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0

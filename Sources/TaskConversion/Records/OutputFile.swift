@@ -351,8 +351,9 @@ package final class OutputFile {
     }
 
     /// Syncs the folder `path` is in, so that the rename that put it there survives a crash
-    /// of the machine too (a failure to is no failure to write: the file is whole).
-    private static func syncFolder(of path: String) {
+    /// of the machine too (a failure to is no failure to write: the file is whole). For a
+    /// writer whose renames are its own protocol (a vdir diary's import), after them.
+    package static func syncFolder(of path: String) {
         let folder = open(
             URL(fileURLWithPath: path).deletingLastPathComponent().path,
             O_RDONLY | O_DIRECTORY | O_CLOEXEC)
