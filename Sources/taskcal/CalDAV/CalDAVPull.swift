@@ -28,11 +28,8 @@ extension CalDAVCommand {
             Format?
         @Option(help: .tr("Only what touches this time or later.")) var from: String?
         @Option(help: .tr("Only what touches times before this.")) var to: String?
-        @Option(
-            help: ArgumentHelp(
-                tr("IANA zone for --from/--to and for floating times (default: local)."),
-                valueName: "zone"))
-        var tz: String?
+        @OptionGroup var zone: ZoneOption<PullZone>
+        var tz: String? { zone.tz }
         @Option(
             help: ArgumentHelp(
                 tr("What derived UIDs are unique to (as convert --uid-namespace)."),

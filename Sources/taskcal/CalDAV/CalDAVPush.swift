@@ -36,10 +36,8 @@ extension CalDAVCommand {
         @OptionGroup var server: ServerOptions
         @Argument(help: .tr("Task files, then the calendar's address.")) var arguments: [String]
         @Option(help: .tr("Input format when the names do not tell it.")) var inputFormat: Format?
-        @Option(
-            help: ArgumentHelp(
-                tr("IANA zone for floating times of .ics inputs."), valueName: "zone"))
-        var tz: String?
+        @OptionGroup var zone: ZoneOption<PushZone>
+        var tz: String? { zone.tz }
         @Option(
             help: ArgumentHelp(
                 tr("What derived UIDs are unique to (default: each file's name)."),

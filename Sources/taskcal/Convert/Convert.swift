@@ -170,16 +170,8 @@ struct Convert: ParsableCommand {
     @Option(help: .tr("The calendar's name in the output (NAME and X-WR-CALNAME)."))
     var calendarName: String?
 
-    @Option(
-        help: ArgumentHelp(
-            tr("IANA time zone (Europe/Moscow)."),
-            discussion:
-                tr(
-                    "Writing .ics: times are written in this zone with a VTIMEZONE (default UTC). Reading .ics: floating times (no zone) are read in it (default: the file's X-WR-TIMEZONE, else the local zone)."
-                ),
-            valueName: "zone"),
-        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
-    var tz: String?
+    @OptionGroup var zone: ZoneOption<ConvertZone>
+    var tz: String? { zone.tz }
 
     @Option(
         help:

@@ -62,14 +62,8 @@ struct Diff: ParsableCommand {
         help: .tr("Format of standard input (-) or of a file whose name does not tell it."))
     var from: Format?
 
-    @Option(
-        help: ArgumentHelp(
-            tr(
-                "IANA zone for floating .ics times and for the times shown (default: local)."
-            ),
-            valueName: "zone"),
-        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
-    var tz: String?
+    @OptionGroup var zone: ZoneOption<DiffZone>
+    var tz: String? { zone.tz }
 
     @Option(
         help: ArgumentHelp(

@@ -55,14 +55,8 @@ struct Lint: ParsableCommand {
             "Input format when the name does not tell it."))
     var from: Format?
 
-    @Option(
-        help: ArgumentHelp(
-            tr(
-                "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local)."
-            ),
-            valueName: "zone"),
-        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
-    var tz: String?
+    @OptionGroup var zone: ZoneOption<FileZone>
+    var tz: String? { zone.tz }
 
     @OptionGroup var printed: FormatOption
 

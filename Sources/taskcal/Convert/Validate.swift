@@ -44,14 +44,8 @@ struct Validate: ParsableCommand {
     )
     var from: Format?
 
-    @Option(
-        help: ArgumentHelp(
-            tr(
-                "IANA zone for floating .ics times (default: the file's X-WR-TIMEZONE, else local)."
-            ),
-            valueName: "zone"),
-        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
-    var tz: String?
+    @OptionGroup var zone: ZoneOption<FileZone>
+    var tz: String? { zone.tz }
 
     @Flag(help: .tr("Count readings taskcal chose for unclear .ics input as problems."))
     var strict = false

@@ -25,12 +25,8 @@ struct StoreOptions: ParsableArguments {
         ))
     var store: String?
 
-    @Option(
-        help: ArgumentHelp(
-            tr("IANA zone for times on the command line and in text output (default: local)."),
-            valueName: "zone"),
-        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
-    var tz: String?
+    @OptionGroup var zone: ZoneOption<ShownZone>
+    var tz: String? { zone.tz }
 
     @Flag(
         help: ArgumentHelp(

@@ -22,12 +22,8 @@ enum ReportOutput: String, ExpressibleByArgument, CaseIterable {
 
 /// What every report reads: input files, their format, and the zone to show times in.
 struct ReportInputs: ParsableArguments {
-    @Option(
-        help: ArgumentHelp(
-            tr("IANA zone to show times in and to read floating .ics times in (default: local)."),
-            valueName: "zone"),
-        completion: .custom { _, _, prefix in TimeZones.allNames.filter { $0.hasPrefix(prefix) } })
-    var tz: String?
+    @OptionGroup var zone: ZoneOption<ReportZone>
+    var tz: String? { zone.tz }
 
     @Option(
         help:
