@@ -26,8 +26,7 @@ extension CalDAVCommand {
         var output: String
         @Option(help: .tr("Output format when the name does not tell it.")) var outputFormat:
             Format?
-        @Option(help: .tr("Only what touches this time or later.")) var from: String?
-        @Option(help: .tr("Only what touches times before this.")) var to: String?
+        @OptionGroup var window: WindowOption<PullWindow>
         @OptionGroup var zone: ZoneOption<PullZone>
         var tz: String? { zone.tz }
         @Option(
@@ -46,15 +45,8 @@ extension CalDAVCommand {
         func run() throws {
             let address = try server.address(url)
             let time = Zone.time(tz)
-            func parse(_ text: String?, _ option: String) throws -> Int64? {
-                guard let text else { return nil }
-                guard let value = time.parse(text) else {
-                    throw ValidationError("\(option) '\(text)' is not a time; \(timeForms)")
-                }
-                return value
-            }
-            let lower = try parse(from, "--from")
-            let upper = try parse(to, "--to")
+            let lower = try window.lower(in: time)
+            let upper = try window.upper(in: time)
             let range =
                 lower == nil && upper == nil
                 ? nil

@@ -21,16 +21,13 @@ extension DiaryCommand {
                   taskcal diary alarms --from 2026-12-01 --to 2026-12-08 --format json
                 """))
         @OptionGroup var options: StoreOptions
-        @Option(help: .tr("From this time (default: now).")) var from: String?
-        @Option(help: .tr("Until this time (default: 7 days after --from).")) var to: String?
+        @OptionGroup var window: WindowOption<AlarmWindow>
         @OptionGroup var printed: FormatOption
 
         func run() throws {
             let time = options.time
-            let start =
-                try from.map { try options.parseTime($0, option: "--from") }
-                ?? Int64(Date().timeIntervalSince1970)
-            let end = try to.map { try options.parseTime($0, option: "--to") } ?? start + 7 * 86_400
+            let start = try window.lower(in: time) ?? Int64(Date().timeIntervalSince1970)
+            let end = try window.upper(in: time) ?? start + 7 * 86_400
             guard end > start else { throw ValidationError("--to must be after --from") }
             let store = try options.open()
             let entries = try options.run { () throws(DiaryError) in try store.allEntries() }

@@ -16,8 +16,7 @@ extension DiaryCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: tr("List entries sorted by start."))
         @OptionGroup var options: StoreOptions
-        @Option(help: .tr("Only entries touching this time or later.")) var from: String?
-        @Option(help: .tr("Only entries before this time.")) var to: String?
+        @OptionGroup var window: WindowOption<ListWindow>
         @Option(help: .tr("Only entries of this day (YYYY-MM-DD, today, tomorrow) in --tz."))
         var day: String?
         @OptionGroup var searching: SearchOption
@@ -37,8 +36,8 @@ extension DiaryCommand {
 
         func run() throws {
             let time = options.time
-            var lower = try from.map { try options.parseTime($0, option: "--from") }
-            var upper = try to.map { try options.parseTime($0, option: "--to") }
+            var lower = try window.lower(in: time)
+            var upper = try window.upper(in: time)
             if let day {
                 guard let parsed = dayWord(day, time: time) else {
                     throw ValidationError(

@@ -20,3 +20,11 @@ func dayWord(_ text: String, time: LocalTime) -> LocalTime.Day? {
     default: return LocalTime.Day(text)
     }
 }
+
+/// `text` as an instant in `time`'s zone: Unix seconds, ISO 8601, or a day (`YYYY-MM-DD`,
+/// `today`, `tomorrow`, `yesterday`) from its midnight; `option` names it in the error.
+func instant(_ text: String, option: String, time: LocalTime) throws -> Int64 {
+    guard let value = time.parse(text) ?? dayWord(text, time: time).map({ time.epoch($0) })
+    else { throw ValidationError("\(option) '\(text)' is not a time; \(timeForms)") }
+    return value
+}

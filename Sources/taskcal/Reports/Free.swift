@@ -99,23 +99,11 @@ struct FreeTimeOptions: ParsableArguments {
 
     /// The window in `time`: from --from (default now) to --to (default a week later).
     func window(in time: LocalTime) throws -> TimeSpan {
-        func parse(_ text: String) -> Int64? {
-            time.parse(text) ?? dayWord(text, time: time).map { time.epoch($0) }
-        }
         let start =
-            try from.map { text in
-                guard let value = parse(text) else {
-                    throw ValidationError("--from '\(text)' is not a time; \(timeForms)")
-                }
-                return value
-            } ?? Int64(Date().timeIntervalSince1970) / 60 * 60
+            try from.map { try instant($0, option: "--from", time: time) }
+            ?? Int64(Date().timeIntervalSince1970) / 60 * 60
         let finish =
-            try to.map { text in
-                guard let value = parse(text) else {
-                    throw ValidationError("--to '\(text)' is not a time; \(timeForms)")
-                }
-                return value
-            } ?? start + 7 * 86_400
+            try to.map { try instant($0, option: "--to", time: time) } ?? start + 7 * 86_400
         guard finish > start else {
             throw ValidationError("--to must be after --from")
         }

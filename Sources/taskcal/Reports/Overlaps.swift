@@ -33,16 +33,7 @@ struct Overlaps: ParsableCommand {
 
     @OptionGroup var options: ReportInputs
 
-    @Option(
-        help:
-            .tr(
-                "Only overlaps from this time: Unix seconds or ISO 8601 (2026-11-22, 2026-11-22T14:00, …Z, …+03:00)."
-            )
-    )
-    var from: String?
-
-    @Option(help: .tr("Only overlaps before this time (same forms as --from)."))
-    var to: String?
+    @OptionGroup var window: WindowOption<OverlapWindow>
 
     @Flag(help: .tr("Count cancelled entries and those that show as free too."))
     var includeFree = false
@@ -68,12 +59,8 @@ struct Overlaps: ParsableCommand {
     @Flag(help: .hidden) var timing = false
 
     func validate() throws {
-        if let from, options.time.parse(from) == nil {
-            throw ValidationError("--from '\(from)' is not a time; \(timeForms)")
-        }
-        if let to, options.time.parse(to) == nil {
-            throw ValidationError("--to '\(to)' is not a time; \(timeForms)")
-        }
+        _ = try window.lower(in: options.time)
+        _ = try window.upper(in: options.time)
         if let maxPairs, maxPairs < 1 {
             throw ValidationError("--max-pairs must be at least 1")
         }
@@ -84,12 +71,9 @@ struct Overlaps: ParsableCommand {
         let started = clock.now
         var entries: [ReportEntry] = []
         let time = options.time
-        var expansionWindow: Range<Int64>?
-        if from != nil || to != nil {
-            let lower = from.flatMap(time.parse) ?? Timestamp.range.lowerBound
-            let upper = to.flatMap(time.parse) ?? Timestamp.range.upperBound
-            expansionWindow = lower..<max(lower, upper)
-        }
+        let lower = try window.lower(in: time) ?? Timestamp.range.lowerBound
+        let upper = try window.upper(in: time) ?? Timestamp.range.upperBound
+        let expansionWindow = window.isBounded ? lower..<max(lower, upper) : nil
         try options.read(inputs, window: expansionWindow, timesOnly: true) { record, location in
             if includeFree || record.occupiesTime || record.dateFinish == record.dateStart {
                 entries.append(ReportEntry(record, source: location, time: time))
@@ -97,12 +81,7 @@ struct Overlaps: ParsableCommand {
         }
         let read = clock.now
         let readPeak = timing ? Self.peakMemory() : ""
-        var window: TimeSpan?
-        if from != nil || to != nil {
-            window = TimeSpan(
-                start: from.flatMap(time.parse) ?? Timestamp.range.lowerBound,
-                finish: to.flatMap(time.parse) ?? Timestamp.range.upperBound)
-        }
+        let shown = window.isBounded ? TimeSpan(start: lower, finish: upper) : nil
         let out = try ReportPrinter(
             options, inputs: inputs,
             advice:
@@ -111,7 +90,7 @@ struct Overlaps: ParsableCommand {
         // Machine output is whole unless the user set a limit, and then says so inside itself.
         if options.format == .json && maxPairs == nil {
             let total = try OverlapReport.writeAllJSON(
-                entries: entries, window: window, seriesPairs: seriesPairs,
+                entries: entries, window: shown, seriesPairs: seriesPairs,
                 bytes: out.write(bytes:))
             try out.finish()
             if timing {
@@ -121,7 +100,7 @@ struct Overlaps: ParsableCommand {
             return
         }
         let report = OverlapReport(
-            entries: entries, window: window, limit: maxPairs ?? OverlapReport.defaultLimit,
+            entries: entries, window: shown, limit: maxPairs ?? OverlapReport.defaultLimit,
             seriesPairs: seriesPairs)
         let found = clock.now
         if options.output.isPicture {

@@ -25,13 +25,10 @@ struct StatisticsOptions: ParsableArguments {
 
     /// --from and --to in `time`, each `nil` when not given.
     func bounds(in time: LocalTime) throws -> (Int64?, Int64?) {
-        func parse(_ text: String?, _ option: String) throws -> Int64? {
-            guard let text else { return nil }
-            guard let value = time.parse(text) ?? dayWord(text, time: time).map({ time.epoch($0) })
-            else { throw ValidationError("\(option) '\(text)' is not a time; \(timeForms)") }
-            return value
-        }
-        let bounds = (try parse(from, "--from"), try parse(to, "--to"))
+        let bounds = (
+            try from.map { try instant($0, option: "--from", time: time) },
+            try to.map { try instant($0, option: "--to", time: time) }
+        )
         if let start = bounds.0, let finish = bounds.1, finish <= start {
             throw ValidationError("--to must be after --from")
         }
