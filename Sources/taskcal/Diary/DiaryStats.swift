@@ -26,16 +26,12 @@ extension DiaryCommand {
                 """))
         @OptionGroup var options: StoreOptions
         @OptionGroup var statistics: StatisticsOptions
-        @Option(
-            help: .tr(
-                "text for people, json for scripts; svg or html, a picture (stats, month and overlaps)."
-            ))
-        var format: ReportOutput = .text
+        @OptionGroup var picture: PictureFormatOption
 
         func validate() throws { _ = try statistics.bounds(in: options.time) }
 
         func run() throws {
-            var arguments = ["--store", options.store ?? "-", "--format", format.rawValue]
+            var arguments = ["--store", options.store ?? "-", "--format", picture.output.rawValue]
             if options.reveal { arguments.append("--reveal") }
             if let tz = options.tz { arguments += ["--tz", tz] }
             try statistics.report(try ReportInputs.parse(arguments), inputs: [])

@@ -7,3 +7,14 @@ import Localization
 struct FormatOption: ParsableArguments {
     @Option(help: .tr("text for people, json for scripts.")) var format: ReportFormat = .text
 }
+
+/// `--format text|json|svg|html`, as the reports take it (through ``ReportInputs``) and
+/// `diary stats`: text for people, json for scripts, or a picture where the report draws one.
+struct PictureFormatOption: ParsableArguments {
+    @Option(
+        name: .customLong("format"),
+        help: .tr(
+            "text for people, json for scripts; svg or html, a picture (stats, month and overlaps)."
+        ))
+    var output: ReportOutput = .text
+}

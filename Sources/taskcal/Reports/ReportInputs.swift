@@ -60,12 +60,8 @@ struct ReportInputs: ParsableArguments {
     /// `--max-output` in bytes, when given.
     var outputLimit: Int? { maxOutput.flatMap(OutputLimit.bytes) }
 
-    @Option(
-        name: .customLong("format"),
-        help: .tr(
-            "text for people, json for scripts; svg or html, a picture (stats, month and overlaps)."
-        ))
-    var output: ReportOutput = .text
+    @OptionGroup var picture: PictureFormatOption
+    var output: ReportOutput { picture.output }
 
     /// Text or JSON: what reports that draw no picture write.
     var format: ReportFormat { output == .json ? .json : .text }
