@@ -20,6 +20,17 @@ private func runLimited(_ cli: Taskcal, blocks: Int, _ arguments: [String]) thro
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
+/// Whether a file-size limit can be set on the binary under test. Under `ulimit -f 16` a
+/// ThreadSanitizer-built taskcal dies of SIGBUS in the runtime's memcpy interceptor, reading
+/// its shadow memory, before it writes a byte (`taskcal convert five.ndjson -o -` does), while
+/// the release and AddressSanitizer builds run; the runtime's own mappings, not taskcal, meet
+/// the limit. The full-disk tests run against the release binary in CI and under
+/// AddressSanitizer in the deep check.
+private let fileSizeLimitWorks =
+    ProcessInfo.processInfo.environment["TASKCAL_SANITIZER"] != "thread"
+private let fileSizeLimitBroken =
+    "ThreadSanitizer's shadow memory is bounded by the file-size limit (SIGBUS)"
+
 private func mode(_ path: String) throws -> Int {
     (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
 }
@@ -137,6 +148,7 @@ struct StoreFaultTests {
 
     @Test(
         "a full disk (a file-size limit) refuses the write clearly and leaves the diary as it was",
+        .enabled(if: fileSizeLimitWorks, "\(fileSizeLimitBroken)"),
         arguments: ["d.sqlite", "vdir:d"])
     func fullDisk(store: String) throws {
         let cli = try Taskcal()
@@ -168,7 +180,9 @@ struct StoreFaultTests {
                 == 0)
     }
 
-    @Test("convert on a full disk: a clear error and no partial output file")
+    @Test(
+        "convert on a full disk: a clear error and no partial output file",
+        .enabled(if: fileSizeLimitWorks, "\(fileSizeLimitBroken)"))
     func fullDiskConvert() throws {
         let cli = try Taskcal()
         defer { cli.cleanUp() }
