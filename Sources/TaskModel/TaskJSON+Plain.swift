@@ -336,6 +336,7 @@ private struct PlainReader {
         var filename: String?
         var mimeType: String?
         var content: Attachment.Content?
+        var base64: String?
         let read = members { reader, member in
             switch member {
             case .filename:
@@ -347,6 +348,7 @@ private struct PlainReader {
                     let data = Data(base64Encoded: text)
                 else { return false }
                 content = .inline(data)
+                base64 = text
                 return true
             case .url:
                 guard content == nil, let text = reader.string() else { return false }
@@ -357,6 +359,9 @@ private struct PlainReader {
             }
         }
         guard read, let content else { return nil }
+        if case .inline(let data) = content, let base64 {
+            return Attachment(filename: filename, mimeType: mimeType, data: data, base64: base64)
+        }
         return Attachment(filename: filename, mimeType: mimeType, content: content)
     }
 

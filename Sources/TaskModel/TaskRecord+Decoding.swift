@@ -201,9 +201,11 @@ extension Attachment {
         let filename = reader.optional("filename") { try $0.string($1) }
         let mimeType = reader.optional("mime_type") { try $0.string($1) }
         var contents: [Content] = []
+        var base64: String?
         if let data = reader.optional("data", { try $0.string($1) }) {
             if let bytes = Data(base64Encoded: data) {
                 contents.append(.inline(bytes))
+                base64 = data
             } else {
                 reader.problems.append(
                     Problem(field: "data", "invalid base64 (RFC 4648, no line breaks)"))
@@ -218,7 +220,11 @@ extension Attachment {
             reader.problems.append(Problem(field: "", "needs exactly one of data, url or path"))
         }
         try reader.finish()
-        self.init(filename: filename, mimeType: mimeType, content: contents[0])
+        if case .inline(let data) = contents[0], let base64 {
+            self.init(filename: filename, mimeType: mimeType, data: data, base64: base64)
+        } else {
+            self.init(filename: filename, mimeType: mimeType, content: contents[0])
+        }
         icalParameters = parameters
     }
 }

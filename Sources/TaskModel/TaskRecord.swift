@@ -325,15 +325,70 @@ public struct Attachment: Sendable, Hashable {
     /// The media type (`FMTTYPE`), e.g. `image/jpeg`.
     public var mimeType: String?
     /// The bytes or where they are.
-    public var content: Content
+    public var content: Content {
+        didSet { base64 = nil }
+    }
     /// The `ATTACH` line's other parameters as written (`SIZE=1024;X-APPLE-FILENAME=a.pdf`).
     public var icalParameters: String?
+    /// The base64 text the inline bytes were read from, when it is exactly the text
+    /// `base64EncodedString()` makes of them: a writer hands it on instead of encoding the
+    /// bytes again (a few KB each; issue 59). Not part of the value: two attachments of the
+    /// same bytes are equal whether or not one was read from text.
+    package private(set) var base64: String?
 
     /// Creates an attachment.
     public init(filename: String? = nil, mimeType: String? = nil, content: Content) {
         self.filename = filename
         self.mimeType = mimeType
         self.content = content
+    }
+
+    /// An inline attachment of `data`, decoded from `text`, which is kept for writing when it
+    /// is the canonical encoding of `data` (see ``base64``).
+    package init(filename: String?, mimeType: String?, data: Data, base64 text: String) {
+        self.init(filename: filename, mimeType: mimeType, content: .inline(data))
+        if Self.isCanonical(text, of: data) { base64 = text }
+    }
+
+    /// Whether `text`, which decodes to `data` (so it holds only the base64 alphabet and
+    /// padding), is what encoding `data` gives: its length, its padding, and no bits set in
+    /// the last character past the data's end.
+    static func isCanonical(_ text: String, of data: Data) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count == (data.count + 2) / 3 * 4 else { return false }
+        let unusedBits: UInt8
+        let last: UInt8
+        switch data.count % 3 {
+        case 0: return true
+        case 1:
+            unusedBits = 0x0F
+            last = utf8[utf8.index(utf8.endIndex, offsetBy: -3)]
+        default:
+            unusedBits = 0x03
+            last = utf8[utf8.index(utf8.endIndex, offsetBy: -2)]
+        }
+        let value: UInt8
+        switch last {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = last - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): value = last - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = last - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): value = 62
+        case UInt8(ascii: "/"): value = 63
+        default: return false
+        }
+        return value & unusedBits == 0
+    }
+
+    public static func == (left: Attachment, right: Attachment) -> Bool {
+        left.filename == right.filename && left.mimeType == right.mimeType
+            && left.content == right.content && left.icalParameters == right.icalParameters
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(filename)
+        hasher.combine(mimeType)
+        hasher.combine(content)
+        hasher.combine(icalParameters)
     }
 }
 

@@ -215,8 +215,10 @@ struct ComponentWriting {
         case .url(let url):
             return Property("ATTACH", .attachmentURI(url), parameters: parameters)
         case .inline(let data):
+            // The text it was read from when that is what encoding would give (issue 59).
             return Property(
-                "ATTACH", .attachmentBase64(data.base64EncodedString()), parameters: parameters)
+                "ATTACH", .attachmentBase64(attachment.base64 ?? data.base64EncodedString()),
+                parameters: parameters)
         case .path(let path):
             let url = URL(fileURLWithPath: path, relativeTo: base)
             guard let data = FileManager.default.contents(atPath: url.path) else {
