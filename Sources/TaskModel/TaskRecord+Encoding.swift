@@ -132,7 +132,9 @@ extension Attachment {
         if let filename { writer.field("filename", string: filename) }
         if let mimeType { writer.field("mime_type", string: mimeType) }
         switch content {
-        case .inline(let data): writer.field("data", string: data.base64EncodedString())
+        case .inline(let data):
+            // The text it was read from when that is what encoding would give (issue 59).
+            writer.field("data", string: base64 ?? data.base64EncodedString())
         case .url(let url): writer.field("url", string: url)
         case .path(let path): writer.field("path", string: path)
         }

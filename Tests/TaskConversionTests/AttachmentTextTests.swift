@@ -54,6 +54,41 @@ struct AttachmentTextTests {
         }
     }
 
+    /// The records of an .ics whose two events (one plain, one with a line the plain
+    /// reader leaves to the steps) carry `text` inline.
+    static func icsRecords(_ text: String) throws -> [TaskRecord] {
+        func event(_ uid: String, _ extra: String) -> String {
+            "BEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260101T100000Z\r\n"
+                + "DTEND:20260101T110000Z\r\nSUMMARY:n\r\n\(extra)"
+                + "ATTACH;ENCODING=BASE64;VALUE=BINARY;FILENAME=a.bin:\(text)\r\nEND:VEVENT\r\n"
+        }
+        let ics =
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + event("a", "")
+            + event("b", "RRULE:FREQ=DAILY;COUNT=2\r\n") + "END:VCALENDAR\r\n"
+        var records: [TaskRecord] = []
+        let report = Converter.read(
+            bytes: Array(ics.utf8), name: "a.ics", format: .ics, options: ReadOptions()
+        ) { record, _ in records.append(record) }
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        return records
+    }
+
+    @Test(
+        "read from .ics, the task format's data is the bytes encoded",
+        arguments: texts.filter { !$0.isEmpty })
+    func readFromICS(text: String) throws {
+        let data = try #require(Data(base64Encoded: text))
+        let canonical = data.base64EncodedString()
+        let records = try Self.icsRecords(text)
+        #expect(records.count == 2)
+        for record in records {
+            let attachment = try #require(record.attachments.first)
+            #expect(attachment.content == .inline(data))
+            #expect(attachment.base64 == (canonical == text ? text : nil))
+            #expect(record.jsonLine.contains(#""data": "\#(canonical)""#), "\(record.jsonLine)")
+        }
+    }
+
     @Test("the kept text is not part of the value, and new bytes drop it")
     func notPartOfTheValue() throws {
         let record = try Self.record("QUJD", plain: true)

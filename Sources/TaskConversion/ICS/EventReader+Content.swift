@@ -194,7 +194,7 @@ extension ComponentReading {
                     filename: filename, mimeType: mimeType, content: .path(path))
             } else {
                 result = TaskModel.Attachment(
-                    filename: filename, mimeType: mimeType, content: .inline(data))
+                    filename: filename, mimeType: mimeType, data: data, base64: text)
             }
         case nil:
             throw ICalendarError(.invalidValue, line: property.lineNumber, "ATTACH has no value")

@@ -129,17 +129,20 @@ extension EventReader {
             // Written to files with --extract-attachments: step by step.
             guard extraction == nil else { return nil }
             for attachment in event.attachments {
-                let content: TaskModel.Attachment.Content
                 switch attachment.value {
-                case .uri(let uri): content = .url(uri)
+                case .uri(let uri):
+                    attachments.append(
+                        TaskModel.Attachment(
+                            filename: attachment.filename, mimeType: attachment.mimeType,
+                            content: .url(uri)))
                 case .base64(let text):
                     guard let data = Data(base64Encoded: text) else { return nil }
-                    content = .inline(data)
+                    // The text kept for writing when it is what encoding gives (issue 59).
+                    attachments.append(
+                        TaskModel.Attachment(
+                            filename: attachment.filename, mimeType: attachment.mimeType,
+                            data: data, base64: text))
                 }
-                attachments.append(
-                    TaskModel.Attachment(
-                        filename: attachment.filename, mimeType: attachment.mimeType,
-                        content: content))
             }
         }
         var extra: [String] = []
