@@ -3,8 +3,9 @@
 #
 # What CI (.ci/run) leaves out to stay under 45 minutes, in full. Run it before resolving an
 # issue that touches what it covers, and give its stage lines in the closing note;
-# docs/development.md has the table of what runs where and why. About two and a half
-# hours on two cores. As root on a machine like CI's: it installs the same packages first (Scripts/ci-packages.sh;
+# docs/development.md has the table of what runs where and why. About four and a half
+# hours on two cores (asan two of them): run `asan` and the rest as two parts on one commit
+# where one sitting is too short (docs/development.md). As root on a machine like CI's: it installs the same packages first (Scripts/ci-packages.sh;
 # DEEP_SKIP_PACKAGES=1 skips that where they are in already).
 #
 # Stages, in this order (name some to run only those):
