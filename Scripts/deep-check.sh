@@ -4,9 +4,10 @@
 # What CI (.ci/run) leaves out to stay under 45 minutes, in full. Run it before resolving an
 # issue that touches what it covers, and give its stage lines in the closing note;
 # docs/development.md has the table of what runs where and why. About four and a half
-# hours on two cores (asan two of them): run `asan` and the rest as two parts on one commit
-# where one sitting is too short (docs/development.md). As root on a machine like CI's: it installs the same packages first (Scripts/ci-packages.sh;
-# DEEP_SKIP_PACKAGES=1 skips that where they are in already).
+# hours on two cores (asan two of them): where one sitting is too short, run the stages in
+# parts on one commit (docs/development.md). As root on a machine like CI's: it installs the
+# same packages first (Scripts/ci-packages.sh; DEEP_SKIP_PACKAGES=1 skips that where they
+# are in already).
 #
 # Stages, in this order (name some to run only those):
 #   asan         the whole suite under AddressSanitizer and LeakSanitizer, against the sanitized
