@@ -274,6 +274,15 @@ public final class Component {
         cachedIndex = nil
     }
 
+    /// ``addProperty(_:_:parameters:)-(String,_,_)`` with a name whose kind is known: what a
+    /// writer that adds the same names to every component uses.
+    public func addProperty(
+        _ name: PropertyName, _ value: PropertyValue, parameters: [Parameter] = []
+    ) {
+        icalcomponent_add_property(pointer, Property.make(name, value, parameters: parameters))
+        cachedIndex = nil
+    }
+
     // MARK: - Serialization
 
     /// The component as iCalendar text: CRLF line ends, lines folded at 75 octets,

@@ -43,17 +43,24 @@ public final class Property {
     }
 
     /// A new libical property `name` with `value` and `parameters`, owned by the caller (see
-    /// ``init(_:_:parameters:)``): ``Component/addProperty(_:_:parameters:)`` hands it to
-    /// the component at once, without a ``Property`` for it.
+    /// ``init(_:_:parameters:)``): ``Component/addProperty(_:_:parameters:)-(String,_,_)``
+    /// hands it to the component at once, without a ``Property`` for it.
     ///
     /// Strings go to libical through `withCString`: passed as they are, each was first copied
     /// into a new array (`String.utf8CString`), for every value of every event written.
     static func make(_ name: String, _ value: PropertyValue, parameters: [Parameter])
         -> OpaquePointer
     {
+        make(PropertyName(name), value, parameters: parameters)
+    }
+
+    /// ``make(_:_:parameters:)-(String,_,_)`` with the name's kind known.
+    static func make(_ name: PropertyName, _ value: PropertyValue, parameters: [Parameter])
+        -> OpaquePointer
+    {
         Libical.ensureReady()
-        let upper = name.uppercasedName()
-        let kind = PropertyKinds.kind(of: upper)
+        let upper = name.text
+        let kind = name.kind
         var made: OpaquePointer
         switch value {
         case .attachmentURI(let uri):

@@ -10,13 +10,17 @@ struct ComponentWriting {
     /// The zone the record's times are written in (`nil`: UTC), and whether without `TZID`.
     let zone: CalendarZone?
     /// Names of properties written so far, to refuse a verbatim line that repeats one RFC
-    /// 5545 allows once.
+    /// 5545 allows once: kept only for a record with verbatim lines (most have none, and the
+    /// list was an allocation and a dozen appends for every event).
     var written: [String] = []
+    /// Whether ``written`` is kept.
+    private let keepsWritten: Bool
 
     init(record: TaskRecord, writer: EventWriter) throws {
         self.record = record
         self.writer = writer
-        written.reserveCapacity(16)
+        keepsWritten = !record.icalExtra.isEmpty && !writer.dropExtra
+        if keepsWritten { written.reserveCapacity(16) }
         switch record.kind {
         case .event: component = Component(kind: .event)
         case .todo: component = Component(kind: .todo)
@@ -39,32 +43,32 @@ struct ComponentWriting {
 
     /// Adds a property with the record's kept parameters for it (`ical_parameters`).
     mutating func add(
-        _ name: String, _ value: PropertyValue, parameters: [Parameter] = [],
+        _ name: PropertyName, _ value: PropertyValue, parameters: [Parameter] = [],
         keptParameters: [String: String]? = nil
     ) {
         var all = parameters
         let keptText = keptParameters ?? record.icalParameters
         // Most records keep none: no name hashed for nothing.
-        if !keptText.isEmpty, let text = keptText[name], let kept = ParameterText.parse(text) {
+        if !keptText.isEmpty, let text = keptText[name.text], let kept = ParameterText.parse(text) {
             // VALUE is written by libical from the value itself; a skipped wall-clock time
             // is the value's (``SkippedWallTime``).
             let present = Set(all.map(\.name)).union(["VALUE", SkippedWallTime.parameter])
             all += kept.filter { !present.contains($0.name) }
         }
         component.addProperty(name, value, parameters: all)
-        written.append(name)
+        if keepsWritten { written.append(name.text) }
     }
 
     // MARK: - Identity
 
     mutating func identity() {
-        add("UID", .text(record.uid ?? writer.uidScheme.uid(for: record.id)))
+        add(.uid, .text(record.uid ?? writer.uidScheme.uid(for: record.id)))
         // A DTSTAMP the record keeps (a revision chosen by it) is written as kept.
         let keepsStamp = record.icalExtra.contains {
             $0.uppercased().hasPrefix("DTSTAMP:") || $0.uppercased().hasPrefix("DTSTAMP;")
         }
         if !keepsStamp {
-            add("DTSTAMP", .dateTime(DateTimeValue(utcEpoch: writer.timestamp)))
+            add(.dtstamp, .dateTime(DateTimeValue(utcEpoch: writer.timestamp)))
         }
     }
 
@@ -105,24 +109,24 @@ struct ComponentWriting {
     mutating func times() throws {
         if let recurrenceID = record.recurrenceID {
             add(
-                "RECURRENCE-ID", .dateTime(time(recurrenceID, for: "RECURRENCE-ID")),
+                .recurrenceID, .dateTime(time(recurrenceID, for: "RECURRENCE-ID")),
                 parameters: record.thisAndFuture ? [Parameter("RANGE", "THISANDFUTURE")] : [])
         }
         if !record.unscheduled {
             let written = zone.flatMap { SkippedWallTime.start(of: record, in: $0) }
-            add("DTSTART", .dateTime(written ?? time(record.dateStart, for: "DTSTART")))
+            add(.dtstart, .dateTime(written ?? time(record.dateStart, for: "DTSTART")))
         }
         switch record.kind {
         case .todo:
             if let due = record.due {
-                add("DUE", .dateTime(time(due, for: "DUE")))
+                add(.due, .dateTime(time(due, for: "DUE")))
             } else if !record.unscheduled && record.dateFinish > record.dateStart {
-                add("DURATION", .duration("PT\(record.dateFinish - record.dateStart)S"))
+                add(.duration, .duration("PT\(record.dateFinish - record.dateStart)S"))
             }
         case .event:
             // An event of no length has DTSTART alone (RFC 5545 §3.6.1): DTEND must be later.
             if record.dateFinish > record.dateStart {
-                add("DTEND", .dateTime(time(record.dateFinish, for: "DTEND")))
+                add(.dtend, .dateTime(time(record.dateFinish, for: "DTEND")))
             }
         case .journal:
             break  // a journal entry has a date, no end
@@ -132,14 +136,14 @@ struct ComponentWriting {
     // MARK: - Text
 
     mutating func text() {
-        add("SUMMARY", .text(record.name))
+        add(.summary, .text(record.name))
         if let description = record.description, !description.isEmpty {
-            add("DESCRIPTION", .text(description))
+            add(.description, .text(description))
         }
         if let status = record.status {
-            add("STATUS", .literal(status.rawValue.uppercased()))
+            add(.status, .literal(status.rawValue.uppercased()))
         } else if record.done && record.kind == .todo {
-            add("STATUS", .literal("COMPLETED"))
+            add(.status, .literal("COMPLETED"))
         }
         if record.done && record.kind == .event
             && !record.icalExtra.contains(where: {
@@ -148,19 +152,21 @@ struct ComponentWriting {
         {
             // RFC 5545 has no done event: a done occurrence of a habit says when, in a line
             // of taskcal's own that other readers skip (STATUS:COMPLETED is a to-do's).
-            add(RecordMapping.eventCompleted, .dateTime(DateTimeValue(utcEpoch: writer.timestamp)))
+            add(
+                RecordMapping.eventCompletedName,
+                .dateTime(DateTimeValue(utcEpoch: writer.timestamp)))
         }
-        if record.free { add("TRANSP", .literal("TRANSPARENT")) }
+        if record.free { add(.transp, .literal("TRANSPARENT")) }
         if let location = record.location, !location.isEmpty {
-            add("LOCATION", .text(location))
+            add(.location, .text(location))
         }
         // One line, as most readers take it (khal reads only the first CATEGORIES).
-        if !record.categories.isEmpty { add("CATEGORIES", .textList(record.categories)) }
-        if let color = record.color { add("COLOR", .text(color)) }
+        if !record.categories.isEmpty { add(.categories, .textList(record.categories)) }
+        if let color = record.color { add(.color, .text(color)) }
         if let classification = record.classification {
-            add("CLASS", .literal(classification.rawValue.uppercased()))
+            add(.class, .literal(classification.rawValue.uppercased()))
         }
-        if let url = record.url { add("URL", .uri(url)) }
+        if let url = record.url { add(.url, .uri(url)) }
     }
 
     // MARK: - People
@@ -242,13 +248,13 @@ struct ComponentWriting {
             var line = ContentLine(name: "RRULE", value: rule)
             line.parameters = record.icalParameters["RRULE"].flatMap(ParameterText.parse) ?? []
             component.add(Property(verbatim: line))
-            written.append("RRULE")
+            if keepsWritten { written.append("RRULE") }
         }
         for time in recurrence.rdates {
-            add("RDATE", .dateTime(self.time(time, for: "RDATE")))
+            add(.rdate, .dateTime(self.time(time, for: "RDATE")))
         }
         for time in recurrence.exdates {
-            add("EXDATE", .dateTime(self.time(time, for: "EXDATE")))
+            add(.exdate, .dateTime(self.time(time, for: "EXDATE")))
         }
     }
 
@@ -320,9 +326,9 @@ struct ComponentWriting {
     private func alarm(_ alarm: TaskModel.Alarm) -> Component {
         if !alarm.enabled && !writer.disabledAlarmsAsActionNone { return disabledAlarm(alarm) }
         let built = Component(kind: .alarm)
-        func add(_ name: String, _ value: PropertyValue, parameters: [Parameter] = []) {
+        func add(_ name: PropertyName, _ value: PropertyValue, parameters: [Parameter] = []) {
             var all = parameters
-            if !alarm.icalParameters.isEmpty, let text = alarm.icalParameters[name],
+            if !alarm.icalParameters.isEmpty, let text = alarm.icalParameters[name.text],
                 let kept = ParameterText.parse(text)
             {
                 all += kept
@@ -330,41 +336,41 @@ struct ComponentWriting {
             built.addProperty(name, value, parameters: all)
         }
         if alarm.enabled {
-            add("ACTION", .action(alarm.action.rawValue.uppercased()))
+            add(.action, .action(alarm.action.rawValue.uppercased()))
         } else {
             // RFC 9074: an alarm that must not fire; what it would do is kept beside.
-            add("ACTION", .action("NONE"))
+            add(.action, .action("NONE"))
             built.addProperty(
                 EventWriter.disabledActionProperty, .literal(alarm.action.rawValue.uppercased()))
         }
         switch alarm.trigger {
         case .relative(let duration, let fromEnd):
             add(
-                "TRIGGER", .relativeTrigger(duration),
+                .trigger, .relativeTrigger(duration),
                 parameters: fromEnd ? [Parameter("RELATED", "END")] : [])
         case .absolute(let epoch):
-            add("TRIGGER", .absoluteTrigger(epoch: epoch))
+            add(.trigger, .absoluteTrigger(epoch: epoch))
         }
         // RFC 5545 §3.6.6: DISPLAY and EMAIL need DESCRIPTION; EMAIL also SUMMARY.
         if let description = alarm.description {
-            add("DESCRIPTION", .text(description))
+            add(.description, .text(description))
         } else if alarm.action != .audio {
-            add("DESCRIPTION", .text(record.name), parameters: [EventWriter.filledParameter])
+            add(.description, .text(record.name), parameters: [EventWriter.filledParameter])
         }
         if let summary = alarm.summary {
-            add("SUMMARY", .text(summary))
+            add(.summary, .text(summary))
         } else if alarm.action == .email {
-            add("SUMMARY", .text(record.name), parameters: [EventWriter.filledParameter])
+            add(.summary, .text(record.name), parameters: [EventWriter.filledParameter])
         }
         for attendee in alarm.attendees {
-            built.addProperty("ATTENDEE", .calAddress(attendee))
+            built.addProperty(.attendee, .calAddress(attendee))
         }
         if let sound = alarm.sound {
-            add("ATTACH", .attachmentURI(sound))
+            add(.attach, .attachmentURI(sound))
         }
         if let repeatCount = alarm.repeatCount, let interval = alarm.repeatInterval {
-            add("REPEAT", .integer(repeatCount))
-            add("DURATION", .duration(interval))
+            add(.repeat, .integer(repeatCount))
+            add(.duration, .duration(interval))
         }
         return built
     }

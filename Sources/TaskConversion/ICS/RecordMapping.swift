@@ -36,6 +36,7 @@ enum RecordMapping {
     /// When an event was done (an occurrence of a habit): taskcal's own line, as RFC 5545's
     /// `STATUS:COMPLETED` and `COMPLETED` belong to to-dos. Kept verbatim; it sets `done`.
     static let eventCompleted = "X-TASKCAL-COMPLETED"
+    static let eventCompletedName = PropertyName(eventCompleted)
     /// Written anew on every conversion, so not kept.
     static let writtenAnew: Set<String> = ["DTSTAMP"]
 
