@@ -80,6 +80,9 @@ let package = Package(
             pkgConfig: "libtcmalloc_minimal",
             providers: [.apt(["libgoogle-perftools-dev"])]
         ),
+        // LeakSanitizer's switch, where the sanitizer is linked in (weak symbols, no library):
+        // the executable parses its command line with leak reports off (TaskcalCommand.main).
+        .systemLibrary(name: "CLeakSanitizer"),
         // libical's kind look-ups (a linear strcasecmp over its property table for every
         // content line) and its DATE-TIME reader (sscanf) answered from tables, for the
         // executables that link it: they define the functions under libical's names, and
@@ -143,6 +146,7 @@ let package = Package(
             name: "taskcal",
             dependencies: [
                 "CTCMalloc",
+                "CLeakSanitizer",
                 "CLibicalLookups",
                 "TaskConversion",
                 "Reports",
