@@ -42,6 +42,23 @@ enum ByteScan {
         return index
     }
 
+    /// Whether `bytes` hold `byte`; for a byte past ASCII, eight bytes of ASCII (base64, say)
+    /// are passed over on one test.
+    static func contains(_ byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let ascii = byte < 0x80
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if (ascii || word & highs != 0) && has(word, byte) { return true }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] == byte { return true }
+            index += 1
+        }
+        return false
+    }
+
     /// The first offset holding a control character (below U+0020, or U+007F), or nil.
     static func firstControl(in bytes: UnsafeRawBufferPointer) -> Int? {
         var index = 0

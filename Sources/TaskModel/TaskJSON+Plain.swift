@@ -193,11 +193,30 @@ private struct PlainReader {
         }
     }
 
-    /// A string without problems.
+    /// A string without problems, its bytes valid UTF-8: a whole NDJSON line is not checked
+    /// before it is read plain (``TaskJSON/decodeNDJSONLine(_:reading:)-(UnsafeRawBufferPointer,_)``),
+    /// and outside its strings a plain record is ASCII.
     private mutating func string() -> String? {
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\""),
-            case .string(let text)? = try? parser.string()
-        else { return nil }
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
+            return nil
+        }
+        let start = parser.index
+        guard case .string(let text)? = try? parser.string() else { return nil }
+        // The parser makes its text as String(decoding:) does, with U+FFFD (EF BF BD) for
+        // what is not UTF-8: a text without the byte EF had nothing to repair, and one with
+        // it (U+F000–U+FFFF, rare) is checked on the bytes it was read from. A check of its
+        // own for each string cost more than the line's (the standard library's validating
+        // initializer is generic and looks up its metadata on every call).
+        let mayBeRepaired =
+            text.utf8.withContiguousStorageIfAvailable {
+                ByteScan.contains(0xEF, in: UnsafeRawBufferPointer($0))
+            } ?? true
+        if mayBeRepaired,
+            TaskJSON.firstNonText(UnsafeRawBufferPointer(rebasing: bytes[start..<parser.index]))
+                != nil
+        {
+            return nil
+        }
         return text
     }
 

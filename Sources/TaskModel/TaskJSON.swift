@@ -125,10 +125,20 @@ public enum TaskJSON {
     public static func decodeNDJSONLine(_ bytes: UnsafeRawBufferPointer, reading: Reading = .whole)
         throws(SyntaxError) -> Line
     {
-        if let problem = encodingProblem(bytes) { throw problem }
         let marked = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
         let text = marked ? UnsafeRawBufferPointer(rebasing: bytes.dropFirst(3)) : bytes
-        if let record = plainRecord(text, reading: reading), record.problems.isEmpty {
+        // A plain record read whole has checked its own bytes: its strings are valid UTF-8
+        // and the rest is JSON's ASCII, so the line has no encoding problem, and checking it
+        // first went over every byte twice. Any other line is checked before it is read.
+        if reading == .whole, let record = plainRecord(text, reading: reading),
+            record.problems.isEmpty
+        {
+            return .record(.success(record))
+        }
+        if let problem = encodingProblem(bytes) { throw problem }
+        if reading != .whole, let record = plainRecord(text, reading: reading),
+            record.problems.isEmpty
+        {
             return .record(.success(record))
         }
         return try decodeLine(text: Data(text), reading: reading)
@@ -238,7 +248,7 @@ public enum TaskJSON {
     /// The offset of the first byte that is a NUL or not part of well-formed UTF-8, if any.
     /// ASCII without NULs, most of any file, is passed over eight bytes at a time; the two-
     /// and three-byte forms (Cyrillic, Greek, CJK …) are checked each with a test or two.
-    private static func firstNonText(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    static func firstNonText(_ bytes: UnsafeRawBufferPointer) -> Int? {
         let count = bytes.count
         var index = 0
         while index < count {

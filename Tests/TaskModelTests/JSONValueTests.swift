@@ -262,6 +262,63 @@ struct UTF8CheckTests {
         #expect(disagreements == 0)
     }
 
+    @Test(
+        "an NDJSON line read plain, not checked first, gives what checking first gives, whatever byte is changed"
+    )
+    func plainLinesCheckThemselves() {
+        // The overload for a line's bytes reads a plain record before it checks the encoding
+        // (the record's strings check themselves); the one for Data still checks first. The
+        // text holds characters whose UTF-8 starts with EF (fullwidth letters, U+FFFD itself),
+        // which a repair would write too.
+        let line = Array(
+            #"{"id": 3, "date_start": "1700000000", "date_finish": "1700003600", "name": "Встреча ü 会 ＡＢ �", "description": "две\nстроки ＣＤ \"в\" кавычках", "alarms": [{"action": "display", "trigger": "-PT15M", "description": "скоро"}], "attachments": [{"url": "https://example.com/a.pdf", "filename": "план.pdf"}]}"#
+                .utf8)
+        let replacements: [UInt8] = [
+            0x00, 0x0A, 0x22, 0x5C, 0x61, 0x7F, 0x80, 0xBD, 0xBF, 0xC0, 0xD0, 0xE9, 0xEF, 0xFF,
+        ]
+        var generator = SplitMix(seed: 59)
+        /// What a line gave, compared as values (a record's description is slow to make).
+        enum Outcome: Equatable {
+            case record(TaskRecord)
+            case problems([Problem])
+            case calendar
+            case error(Int?, String)
+        }
+        func outcome(_ read: () throws(TaskJSON.SyntaxError) -> TaskJSON.Line) -> Outcome {
+            do {
+                switch try read() {
+                case .record(.success(let record)): return .record(record)
+                case .record(.failure(let problems)): return .problems(problems.problems)
+                case .calendar, .invalidCalendar: return .calendar
+                }
+            } catch {
+                return .error(error.line, error.message)
+            }
+        }
+        var records = 0
+        var differences: [String] = []
+        for round in 0..<1_500 {
+            var bytes = line
+            for _ in 0...(round % 2) {
+                bytes[Int(generator.next() % UInt64(bytes.count))] =
+                    replacements[Int(generator.next() % UInt64(replacements.count))]
+            }
+            let checkedFirst = outcome { () throws(TaskJSON.SyntaxError) in
+                try TaskJSON.decodeNDJSONLine(Data(bytes))
+            }
+            let plainFirst = bytes.withUnsafeBytes { raw in
+                outcome { () throws(TaskJSON.SyntaxError) in try TaskJSON.decodeNDJSONLine(raw) }
+            }
+            if checkedFirst != plainFirst {
+                differences.append(String(decoding: bytes, as: UTF8.self))
+            }
+            if case .record = checkedFirst { records += 1 }
+        }
+        #expect(differences.isEmpty, "\(differences.prefix(3))")
+        // Both kinds of outcome were met: changes that leave a record and changes that do not.
+        #expect(records > 50 && records < 1_450)
+    }
+
     @Test("a NUL or a stray byte is found at its line and column wherever it falls in a word")
     func place() {
         for before in 0..<20 {
@@ -298,6 +355,9 @@ struct ByteScanTests {
                 }
                 #expect(
                     ByteScan.firstControl(in: raw) == bytes.firstIndex { $0 < 0x20 || $0 == 0x7F })
+                for byte: UInt8 in [0x00, 0x22, 0x7F, 0x80, 0xD0] {
+                    #expect(ByteScan.contains(byte, in: raw) == bytes.contains(byte), "\(bytes)")
+                }
             }
         }
     }
