@@ -7,20 +7,74 @@ import TaskModel
 /// `ComponentWriting`.
 public struct EventWriter: Sendable {
     /// How ids become UIDs.
-    public var uidScheme: UIDScheme
+    public var uidScheme: UIDScheme {
+        get { settings.uidScheme }
+        set { uniqueSettings().uidScheme = newValue }
+    }
     /// `DTSTAMP`, Unix seconds: `SOURCE_DATE_EPOCH` when set, so output is reproducible.
-    public var timestamp: Int64
+    public var timestamp: Int64 {
+        get { settings.timestamp }
+        set { uniqueSettings().timestamp = newValue }
+    }
     /// Write times as local times in this IANA zone (`TZID` + `VTIMEZONE`) instead of UTC,
     /// for records without a `time_zone` of their own.
-    public var zone: String?
+    public var zone: String? {
+        get { settings.zone }
+        set { uniqueSettings().zone = newValue }
+    }
     /// Leave out the records' `ical_extra` lines (`--drop-extra`).
-    public var dropExtra = false
+    public var dropExtra: Bool {
+        get { settings.dropExtra }
+        set { uniqueSettings().dropExtra = newValue }
+    }
     /// Write a disabled alarm as an RFC 9074 `VALARM` with `ACTION:NONE` (its action kept in
     /// `X-TASKCAL-ACTION`) instead of the `X-` component files get: for CalDAV servers,
     /// which keep a `VALARM` but may drop an unknown component (Radicale does).
-    public var disabledAlarmsAsActionNone = false
+    public var disabledAlarmsAsActionNone: Bool {
+        get { settings.disabledAlarmsAsActionNone }
+        set { uniqueSettings().disabledAlarmsAsActionNone = newValue }
+    }
     /// Zones the calendar defines itself (kept `VTIMEZONE`s), by `TZID`.
-    public var zones = ZoneCatalog()
+    public var zones: ZoneCatalog {
+        get { settings.zones }
+        set { uniqueSettings().zones = newValue }
+    }
+
+    /// The settings above, behind one reference and copied only when a writer that two
+    /// values share is changed (copy on write). A writer is copied for each record written
+    /// (into the record's ``ComponentWriting``, and with each record's file on several
+    /// cores), and each copy retained and released the scheme's strings, the zone's name
+    /// and the zones' table: four copies a record, 1% of writing (issue 59).
+    private final class Settings: @unchecked Sendable {
+        // Sendable: a Settings two writers share is never changed (uniqueSettings()).
+        var uidScheme: UIDScheme
+        var timestamp: Int64
+        var zone: String?
+        var dropExtra = false
+        var disabledAlarmsAsActionNone = false
+        var zones = ZoneCatalog()
+
+        init(uidScheme: UIDScheme, timestamp: Int64, zone: String?) {
+            self.uidScheme = uidScheme
+            self.timestamp = timestamp
+            self.zone = zone
+        }
+
+        func copy() -> Settings {
+            let copy = Settings(uidScheme: uidScheme, timestamp: timestamp, zone: zone)
+            copy.dropExtra = dropExtra
+            copy.disabledAlarmsAsActionNone = disabledAlarmsAsActionNone
+            copy.zones = zones
+            return copy
+        }
+    }
+    private var settings: Settings
+
+    /// The settings, unshared first when another writer holds them too.
+    private mutating func uniqueSettings() -> Settings {
+        if !isKnownUniquelyReferenced(&settings) { settings = settings.copy() }
+        return settings
+    }
 
     /// The `PRODID` taskcal writes.
     public static let productID = "-//taskcal//taskcal 1.0//EN"
@@ -42,9 +96,7 @@ public struct EventWriter: Sendable {
     public init(
         uidScheme: UIDScheme = UIDScheme(), timestamp: Int64, zone: String? = nil
     ) {
-        self.uidScheme = uidScheme
-        self.timestamp = timestamp
-        self.zone = zone
+        settings = Settings(uidScheme: uidScheme, timestamp: timestamp, zone: zone)
     }
 
     /// `DTSTAMP` from `SOURCE_DATE_EPOCH` when it holds Unix seconds, else now.

@@ -115,7 +115,7 @@ final class ICSRecordSink: RecordSink {
         }
         if !started { try begin() }
         noteSource(location.file)
-        writer.uidScheme.namespace = source?.namespace
+        setNamespace()
         buffer.removeAll(keepingCapacity: true)
         do {
             if let rendered {
@@ -240,11 +240,18 @@ final class ICSRecordSink: RecordSink {
         writers.reserveCapacity(records.count)
         for (_, location) in records {
             noteSource(location.file)
-            var recordWriter = writer
-            recordWriter.uidScheme.namespace = source?.namespace
-            writers.append((recordWriter, source?.base))
+            setNamespace()
+            writers.append((writer, source?.base))
         }
         return RenderFlight(records, writers: writers, workers: workers, keepGoing: keepGoing)
+    }
+
+    /// Gives the writer the namespace of the file being written, when it has another: the
+    /// writer's settings are shared with the records being rendered (copy on write), and
+    /// setting them anew for each record copied them for each record.
+    private func setNamespace() {
+        let namespace = source?.namespace
+        if writer.uidScheme.namespace != namespace { writer.uidScheme.namespace = namespace }
     }
 
     func completeBatches() -> (written: Int, errors: [Diagnostic]) {
