@@ -29,4 +29,15 @@ stages_exit() {
     fi
     exit "$status"
 }
+# Killed (a timeout, a closed session, ^C): the stage running is named as killed, never printed as
+# if it had ended well (bash runs the EXIT trap then with the status of the last command).
+stages_signal() {
+    trap - EXIT
+    stage_end "killed by SIG$1"
+    echo "$STAGE_PREFIX total: $SECONDS s (killed by SIG$1)"
+    exit $((128 + $2))
+}
 trap stages_exit EXIT
+trap 'stages_signal HUP 1' HUP
+trap 'stages_signal INT 2' INT
+trap 'stages_signal TERM 15' TERM
