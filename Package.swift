@@ -227,3 +227,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// CI's asan stage (Scripts/sanitizers.sh with SANITIZE_IN, which sets TASKCAL_SANITIZE_OWN):
+// taskcal's own Swift code compiled again with the sanitizer, in the folder the tests were
+// built in, and the dependencies left as they were built. `-Xswiftc -sanitize=…` recompiled
+// every Swift module, SwiftNIO's and PostgresNIO's among them; where a memory error in
+// taskcal would come from is its own code. Every executable and test product links the
+// sanitizer's runtime. The whole build instrumented is the deep check's.
+if let sanitizer = Context.environment["TASKCAL_SANITIZE_OWN"] {
+    let flags = ["-sanitize=\(sanitizer)"]
+    for target in package.targets where target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(flags)]
+        if target.type == .executable || target.type == .test {
+            target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(flags)]
+        }
+    }
+}

@@ -12,12 +12,14 @@
 # both (docs/development.md). A report fails the run: in a taskcal process the tests start, as
 # its exit status (ASan and LSan 1 or 23, TSan 66); in the test process, the same.
 #
-# SANITIZE_IN=.build (CI): instead, the Swift code of the finished debug build in that folder
-# is compiled again with the sanitizer (-Xswiftc -sanitize=KIND) and the C targets are left as
-# they were built, not instrumented: BoringSSL's thousand files, the libical look-ups. Half the
-# build (232 s against 457 s on two cores), since SwiftPM recompiles everything of a folder of
-# its own, C included; the folder's build is sanitized from then on. What it leaves out, the
-# C code and the dependencies' instrumented checks, the deep check's build of its own covers.
+# SANITIZE_IN=.build (CI): instead, taskcal's own Swift code in the finished debug build in
+# that folder is compiled again with the sanitizer (TASKCAL_SANITIZE_OWN: Package.swift adds
+# -sanitize=KIND to its own targets), and the dependencies and the C targets are left as they
+# were built, not instrumented: SwiftNIO, PostgresNIO, BoringSSL's thousand files, the libical
+# look-ups. A fraction of the build of a folder of its own (457 s on two cores), which
+# recompiles everything, C included; the folder's build is sanitized from then on. What it
+# leaves out, the dependencies' and the C code's instrumented checks, the deep check's build
+# of its own covers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,7 +47,8 @@ export TSAN_OPTIONS="halt_on_error=1:exitcode=66:suppressions=$PWD/Scripts/tsan-
 how=(--sanitize="$kind")
 if [ -n "${SANITIZE_IN:-}" ]; then
     folder=$SANITIZE_IN
-    how=(-Xswiftc -sanitize="$kind")
+    how=()
+    export TASKCAL_SANITIZE_OWN="$kind"
 fi
 log=$(mktemp)
 if ! swift build --build-tests --enable-all-traits "${how[@]}" --scratch-path "$folder" \
