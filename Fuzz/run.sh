@@ -21,9 +21,9 @@ jobs=${3:-1}
 # Seconds one input may take under AddressSanitizer before it counts as a hang (CI gives
 # slower machines more).
 timeout=${FUZZ_TIMEOUT:-5}
-# FuzzDiaryImport first: its first pass over the seeds outlasts a short round (186 s of a
-# 30-s smoke in CI, an import into a fresh diary for each of some 300 calendars), and run first
-# it overlaps the others instead of running alone at the end.
+# FuzzDiaryImport first: its first pass over the seeds outlasts a short round (about 100 s of
+# a 30-s smoke in CI, an import into a fresh diary for each of some 290 calendars), and run
+# first it overlaps the others instead of running alone at the end.
 targets=(FuzzDiaryImport FuzzICS FuzzJSON FuzzExpand FuzzReports FuzzDAVReply)
 if [ -z "$target" ]; then
     echo "usage: Fuzz/run.sh TARGET|all SECONDS [JOBS]   (targets: ${targets[*]})" >&2
