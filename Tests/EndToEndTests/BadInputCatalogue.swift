@@ -321,6 +321,25 @@ private let jsonCases: [CatalogueCase] =
             "ical_extra a BEGIN line", "a.json",
             array(record(extra: #""ical_extra": ["BEGIN:VEVENT"]"#)),
             "a.json: [0].ical_extra[0]: 'BEGIN:VEVENT' is not an iCalendar content line"),
+        // A line that repeats or contradicts a field: refused by validate and diary import as
+        // convert refuses it, never imported into a diary that then cannot export it.
+        refused(
+            "ical_extra a second SUMMARY", "a.json",
+            array(record(extra: #""ical_extra": ["X-KEPT:1", "SUMMARY:again"]"#)),
+            "a.json: [0].ical_extra[1]: SUMMARY comes from the field name; a line here would repeat or contradict it"
+        ),
+        refused(
+            "ical_extra a second ORGANIZER", "a.json",
+            array(
+                record(
+                    extra:
+                        #""organizer": {"address": "mailto:a@example.org"}, "ical_extra": ["ORGANIZER:mailto:b@example.org"]"#
+                )),
+            "a.json: [0].ical_extra[0]: ORGANIZER comes from the field organizer"),
+        refused(
+            "ical_extra a DTEND beside date_finish", "a.ndjson",
+            record(finish: #""1704103200""#, extra: #""ical_extra": ["DTEND:20240201T000000Z"]"#),
+            "a.ndjson:1: ical_extra[0]: DTEND comes from the field date_finish"),
         refused(
             "recurrence_id a word", "a.json", array(record(extra: #""recurrence_id": "first""#)),
             "a.json: [0].recurrence_id: 'first' is not a timestamp"),

@@ -41,6 +41,7 @@ extension ComponentReading {
                 record.allDay = (try? dueProperty.dateTimeValue().isDate) ?? false
             }
             recurrenceID(zones)
+            keepForeignTimes()
             return
         }
         guard let start = value(of: startProperty) else { return }
@@ -67,6 +68,24 @@ extension ComponentReading {
             due(zones)
         }
         recurrenceID(zones)
+        keepForeignTimes()
+    }
+
+    /// Times no field of this kind is read from, kept as written rather than lost: an
+    /// event's `DUE`, a to-do's `DTEND` (and its `DURATION` when it has no `DTSTART`), a
+    /// journal's `DUE`. RFC 5545 gives these kinds none of them; apps write them all the
+    /// same, and the writer writes them back from `ical_extra`
+    /// (``RecordMapping/field(governing:in:)`` lets them stand).
+    private mutating func keepForeignTimes() {
+        let names: [String]
+        switch kind {
+        case .event: names = ["DUE"]
+        case .todo: names = record.unscheduled ? ["DTEND", "DURATION"] : ["DTEND"]
+        case .journal: names = ["DUE"]
+        }
+        for name in names {
+            if let property = first(name) { keep(property) }
+        }
     }
 
     /// The value of a date property, or `nil` with the component left out.

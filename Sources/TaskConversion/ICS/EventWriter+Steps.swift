@@ -9,18 +9,10 @@ struct ComponentWriting {
     let component: Component
     /// The zone the record's times are written in (`nil`: UTC), and whether without `TZID`.
     let zone: CalendarZone?
-    /// Names of properties written so far, to refuse a verbatim line that repeats one RFC
-    /// 5545 allows once: kept only for a record with verbatim lines (most have none, and the
-    /// list was an allocation and a dozen appends for every event).
-    var written: [String] = []
-    /// Whether ``written`` is kept.
-    private let keepsWritten: Bool
 
     init(record: TaskRecord, writer: EventWriter) throws {
         self.record = record
         self.writer = writer
-        keepsWritten = !record.icalExtra.isEmpty && !writer.dropExtra
-        if keepsWritten { written.reserveCapacity(16) }
         switch record.kind {
         case .event: component = Component(kind: .event)
         case .todo: component = Component(kind: .todo)
@@ -56,7 +48,6 @@ struct ComponentWriting {
             all += kept.filter { !present.contains($0.name) }
         }
         component.addProperty(name, value, parameters: all)
-        if keepsWritten { written.append(name.text) }
     }
 
     // MARK: - Identity
@@ -248,7 +239,6 @@ struct ComponentWriting {
             var line = ContentLine(name: "RRULE", value: rule)
             line.parameters = record.icalParameters["RRULE"].flatMap(ParameterText.parse) ?? []
             component.add(Property(verbatim: line))
-            if keepsWritten { written.append("RRULE") }
         }
         for time in recurrence.rdates {
             add(.rdate, .dateTime(self.time(time, for: "RDATE")))
@@ -269,10 +259,8 @@ struct ComponentWriting {
             } catch {
                 throw Problem(field: "ical_extra[\(index)]", error.message)
             }
-            if written.contains(line.name) && RecordMapping.isSingle(line.name, in: record.kind) {
-                throw Problem(
-                    field: "ical_extra[\(index)]",
-                    "\(line.name) is written from the record's fields; RFC 5545 allows one")
+            if let problem = RecordMapping.governedLineProblem(line, at: index, in: record) {
+                throw problem
             }
             // An event no longer done leaves the line that said when it was.
             if line.name.uppercased() == RecordMapping.eventCompleted && !record.done { continue }

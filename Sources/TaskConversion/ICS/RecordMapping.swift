@@ -78,6 +78,62 @@ enum RecordMapping {
         "DUE", "LOCATION", "COLOR", "CLASS", "URL", "ORGANIZER", "RECURRENCE-ID",
     ]
 
+    /// The field of `record` the verbatim `line` in its `ical_extra` would repeat or
+    /// contradict, or `nil` when the line may stand. One rule for the writer,
+    /// which refuses the line rather than write a property RFC 5545 allows once twice, and
+    /// for the checks of JSON input and of the diary (``CalendarChecks``), so that `validate`
+    /// and `diary import` refuse what `convert` would.
+    ///
+    /// A name is governed when the writer writes it from the fields (`UID` and `SUMMARY`
+    /// always, `DESCRIPTION` when there is one …), and a time also when the reader reads a
+    /// field from it, so that the line read back would change the field: `DTSTART`, an
+    /// event's or a journal's `DTEND`. What the reader itself keeps verbatim stays free: a
+    /// to-do's `DTEND` (and `DURATION` without a start), its `DUE` before its start (read as
+    /// none), an event's or a journal's negative `DURATION` (read as no time) and their
+    /// `DUE`, a journal's further `DESCRIPTION`s, values a field does not take (`TRANSP` on a
+    /// to-do). A line beside an empty field may fill it when read back: nothing is lost.
+    static func field(governing line: ContentLine, in record: TaskRecord) -> String? {
+        switch line.name {
+        case "UID": "uid"
+        case "SUMMARY": "name"
+        case "DTSTART": "date_start"
+        case "RECURRENCE-ID": "recurrence_id"
+        case "DTEND": record.kind == .todo ? nil : "date_finish"
+        case "DURATION":
+            switch record.kind {
+            case .event, .journal:
+                record.dateFinish > record.dateStart || !line.value.hasPrefix("-")
+                    ? "date_finish" : nil
+            case .todo: record.unscheduled ? nil : "date_finish"
+            }
+        case "DUE": record.kind == .todo && record.due != nil ? "due" : nil
+        case "DESCRIPTION":
+            record.kind != .journal && !(record.description ?? "").isEmpty ? "description" : nil
+        case "STATUS":
+            record.status != nil ? "status" : record.done && record.kind == .todo ? "done" : nil
+        case "TRANSP": record.free ? "free" : nil
+        case "LOCATION": (record.location ?? "").isEmpty ? nil : "location"
+        case "COLOR": record.color == nil ? nil : "color"
+        case "CLASS": record.classification == nil ? nil : "class"
+        case "URL": record.url == nil ? nil : "url"
+        case "ORGANIZER": record.organizer == nil ? nil : "organizer"
+        default: nil
+        }
+    }
+
+    /// The problem of `record`'s `ical_extra` `line` at `index` that
+    /// ``field(governing:in:)`` refuses, or `nil`.
+    static func governedLineProblem(_ line: ContentLine, at index: Int, in record: TaskRecord)
+        -> Problem?
+    {
+        field(governing: line, in: record).map {
+            Problem(
+                field: "ical_extra[\(index)]",
+                "\(line.name) comes from the field \($0); a line here would repeat or contradict it (RFC 5545 allows one)"
+            )
+        }
+    }
+
     /// Parameters each property's step reproduces itself; the others are kept as written.
     static func reproducedParameters(of property: String) -> Set<String> {
         switch property {

@@ -66,7 +66,7 @@ public enum CalendarChecks {
             found.append(Problem(field: "recurrence.rule", problem))
         }
         // Most records have none of what follows: asked without making a collection.
-        if !record.icalExtra.isEmpty { found += ExtraLines.problems(record.icalExtra) }
+        if !record.icalExtra.isEmpty { found += ExtraLines.problems(of: record) }
         if !record.icalParameters.isEmpty {
             found += ExtraLines.parameterProblems(record.icalParameters)
         }
@@ -104,6 +104,19 @@ public enum CalendarChecks {
 
 /// `ical_extra` lines and `ical_parameters` as libical will write them.
 enum ExtraLines {
+    /// A problem (field `ical_extra[i]`) for each line of `record` that cannot be written
+    /// back, or that would repeat or contradict one of its fields as the writer refuses it
+    /// (``RecordMapping/field(governing:in:)``).
+    static func problems(of record: TaskRecord) -> [Problem] {
+        record.icalExtra.enumerated().compactMap { index, text in
+            if let problem = Property.verbatimProblem(text) {
+                return Problem(field: "ical_extra[\(index)]", problem)
+            }
+            guard let line = try? ContentLine(parsing: text) else { return nil }
+            return RecordMapping.governedLineProblem(line, at: index, in: record)
+        }
+    }
+
     /// A problem (field `ical_extra[i]`) for each line that cannot be written back.
     static func problems(_ lines: [String]) -> [Problem] {
         lines.enumerated().compactMap { index, line in
