@@ -57,8 +57,12 @@ extension ComponentReading {
             record.icalParameters["DTSTART"] =
                 record.icalParameters["DTSTART"].map { $0 + ";" + kept } ?? kept
         }
-        if kind == .event || kind == .journal {
+        if kind == .event {
             end(start: start, startEpoch: placed.epoch, zone: zone, zones: zones)
+        } else if kind == .journal {
+            // RFC 5545 gives a journal entry a date and no end: a DTEND or DURATION is kept
+            // as written (keepForeignTimes), not read into a length no writer gives back.
+            record.dateFinish = placed.epoch
         } else {
             if let duration = first("DURATION") {
                 record.dateFinish = add(duration, to: start, epoch: placed.epoch, zone: zone)
@@ -73,15 +77,15 @@ extension ComponentReading {
 
     /// Times no field of this kind is read from, kept as written rather than lost: an
     /// event's `DUE`, a to-do's `DTEND` (and its `DURATION` when it has no `DTSTART`), a
-    /// journal's `DUE`. RFC 5545 gives these kinds none of them; apps write them all the
-    /// same, and the writer writes them back from `ical_extra`
+    /// journal's `DTEND`, `DURATION` and `DUE`. RFC 5545 gives these kinds none of them; apps
+    /// write them all the same, and the writer writes them back from `ical_extra`
     /// (``RecordMapping/field(governing:in:)`` lets them stand).
     private mutating func keepForeignTimes() {
         let names: [String]
         switch kind {
         case .event: names = ["DUE"]
         case .todo: names = record.unscheduled ? ["DTEND", "DURATION"] : ["DTEND"]
-        case .journal: names = ["DUE"]
+        case .journal: names = ["DTEND", "DURATION", "DUE"]
         }
         for name in names {
             if let property = first(name) { keep(property) }

@@ -87,24 +87,25 @@ enum RecordMapping {
     /// A name is governed when the writer writes it from the fields (`UID` and `SUMMARY`
     /// always, `DESCRIPTION` when there is one …), and a time also when the reader reads a
     /// field from it, so that the line read back would change the field: `DTSTART`, an
-    /// event's or a journal's `DTEND`. What the reader itself keeps verbatim stays free: a
-    /// to-do's `DTEND` (and `DURATION` without a start), its `DUE` before its start (read as
-    /// none), an event's or a journal's negative `DURATION` (read as no time) and their
-    /// `DUE`, a journal's further `DESCRIPTION`s, values a field does not take (`TRANSP` on a
-    /// to-do). A line beside an empty field may fill it when read back: nothing is lost.
+    /// event's `DTEND`. What the reader itself keeps verbatim stays free: a to-do's `DTEND`
+    /// (and `DURATION` without a start), its `DUE` before its start (read as none), an
+    /// event's negative `DURATION` (read as no time) and its `DUE`, a journal's `DTEND`,
+    /// `DURATION`, `DUE` and further `DESCRIPTION`s, values a field does not take (`TRANSP`
+    /// on a to-do). A line beside an empty field may fill it when read back: nothing is lost.
     static func field(governing line: ContentLine, in record: TaskRecord) -> String? {
         switch line.name {
         case "UID": "uid"
         case "SUMMARY": "name"
         case "DTSTART": "date_start"
         case "RECURRENCE-ID": "recurrence_id"
-        case "DTEND": record.kind == .todo ? nil : "date_finish"
+        case "DTEND": record.kind == .event ? "date_finish" : nil
         case "DURATION":
             switch record.kind {
-            case .event, .journal:
+            case .event:
                 record.dateFinish > record.dateStart || !line.value.hasPrefix("-")
                     ? "date_finish" : nil
             case .todo: record.unscheduled ? nil : "date_finish"
+            case .journal: nil
             }
         case "DUE": record.kind == .todo && record.due != nil ? "due" : nil
         case "DESCRIPTION":
