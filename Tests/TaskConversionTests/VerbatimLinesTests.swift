@@ -151,18 +151,19 @@ struct VerbatimLinesTests {
         let events = [
             "BEGIN:VEVENT\r\nUID:e\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260101T100000Z\r\nDUE:20260101T130000Z\r\nSUMMARY:x\r\nEND:VEVENT\r\n",
             "BEGIN:VTODO\r\nUID:t\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260101T100000Z\r\nDTEND:20260101T110000Z\r\nSUMMARY:x\r\nEND:VTODO\r\n",
+            "BEGIN:VTODO\r\nUID:d\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260101T100000Z\r\nDUE:20260101T120000Z\r\nDURATION:PT1H\r\nSUMMARY:x\r\nEND:VTODO\r\n",
             "BEGIN:VTODO\r\nUID:u\r\nDTSTAMP:20260101T000000Z\r\nDTEND:20260101T110000Z\r\nDURATION:PT1H\r\nSUMMARY:x\r\nEND:VTODO\r\n",
             "BEGIN:VJOURNAL\r\nUID:j\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260101T100000Z\r\nDTEND:20260101T110000Z\r\nDUE:20260101T120000Z\r\nSUMMARY:x\r\nEND:VJOURNAL\r\n",
         ]
         let kept = [
-            ["DUE:20260101T130000Z"], ["DTEND:20260101T110000Z"],
+            ["DUE:20260101T130000Z"], ["DTEND:20260101T110000Z"], ["DURATION:PT1H"],
             ["DTEND:20260101T110000Z", "DURATION:PT1H"],
             ["DTEND:20260101T110000Z", "DUE:20260101T120000Z"],
         ]
         for (event, lines) in zip(events, kept) {
             let record = try #require(Self.readBack(event).first, "\(event)")
             #expect(record.icalExtra == lines)
-            // None of them is read into a field: a journal entry has a date and no end.
+            // None of them is read into a field (a journal entry has a date and no end).
             #expect(record.dateFinish == record.dateStart || record.unscheduled)
             #expect(CalendarChecks.problems(of: record).isEmpty)
             let text = try EventWriter(timestamp: 0).event(for: record).serialized()

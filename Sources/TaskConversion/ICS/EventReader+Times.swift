@@ -64,19 +64,22 @@ extension ComponentReading {
             // as written (keepForeignTimes), not read into a length no writer gives back.
             record.dateFinish = placed.epoch
         } else {
-            if let duration = first("DURATION") {
+            due(zones)
+            // RFC 5545 allows a to-do DUE or DURATION, not both; beside a DUE the DURATION is
+            // kept as written (keepForeignTimes), as the writer writes the DUE alone.
+            if record.due == nil, let duration = first("DURATION") {
                 record.dateFinish = add(duration, to: start, epoch: placed.epoch, zone: zone)
             } else {
                 record.dateFinish = placed.epoch
             }
-            due(zones)
         }
         recurrenceID(zones)
         keepForeignTimes()
     }
 
     /// Times no field of this kind is read from, kept as written rather than lost: an
-    /// event's `DUE`, a to-do's `DTEND` (and its `DURATION` when it has no `DTSTART`), a
+    /// event's `DUE`, a to-do's `DTEND` (and its `DURATION` beside a `DUE` or without a
+    /// `DTSTART`), a
     /// journal's `DTEND`, `DURATION` and `DUE`. RFC 5545 gives these kinds none of them; apps
     /// write them all the same, and the writer writes them back from `ical_extra`
     /// (``RecordMapping/field(governing:in:)`` lets them stand).
@@ -84,7 +87,8 @@ extension ComponentReading {
         let names: [String]
         switch kind {
         case .event: names = ["DUE"]
-        case .todo: names = record.unscheduled ? ["DTEND", "DURATION"] : ["DTEND"]
+        case .todo:
+            names = record.unscheduled || record.due != nil ? ["DTEND", "DURATION"] : ["DTEND"]
         case .journal: names = ["DTEND", "DURATION", "DUE"]
         }
         for name in names {

@@ -88,7 +88,7 @@ enum RecordMapping {
     /// always, `DESCRIPTION` when there is one …), and a time also when the reader reads a
     /// field from it, so that the line read back would change the field: `DTSTART`, an
     /// event's `DTEND`. What the reader itself keeps verbatim stays free: a to-do's `DTEND`
-    /// (and `DURATION` without a start), its `DUE` before its start (read as none), an
+    /// (and `DURATION` beside a due or without a start), its `DUE` before its start, an
     /// event's negative `DURATION` (read as no time) and its `DUE`, a journal's `DTEND`,
     /// `DURATION`, `DUE` and further `DESCRIPTION`s, values a field does not take (`TRANSP`
     /// on a to-do). A line beside an empty field may fill it when read back: nothing is lost.
@@ -104,7 +104,7 @@ enum RecordMapping {
             case .event:
                 record.dateFinish > record.dateStart || !line.value.hasPrefix("-")
                     ? "date_finish" : nil
-            case .todo: record.unscheduled ? nil : "date_finish"
+            case .todo: record.unscheduled || record.due != nil ? nil : "date_finish"
             case .journal: nil
             }
         case "DUE": record.kind == .todo && record.due != nil ? "due" : nil
