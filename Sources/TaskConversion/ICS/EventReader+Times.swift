@@ -79,10 +79,9 @@ extension ComponentReading {
 
     /// Times no field of this kind is read from, kept as written rather than lost: an
     /// event's `DUE`, a to-do's `DTEND` (and its `DURATION` beside a `DUE` or without a
-    /// `DTSTART`), a
-    /// journal's `DTEND`, `DURATION` and `DUE`. RFC 5545 gives these kinds none of them; apps
-    /// write them all the same, and the writer writes them back from `ical_extra`
-    /// (``RecordMapping/field(governing:in:)`` lets them stand).
+    /// `DTSTART`), a journal's `DTEND`, `DURATION` and `DUE`. RFC 5545 gives these kinds none
+    /// of them; apps write them all the same, and the writer writes them back from
+    /// `ical_extra` (``RecordMapping/field(governing:in:)`` lets them stand).
     private mutating func keepForeignTimes() {
         let names: [String]
         switch kind {

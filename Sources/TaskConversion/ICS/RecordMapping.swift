@@ -79,10 +79,10 @@ enum RecordMapping {
     ]
 
     /// The field of `record` the verbatim `line` in its `ical_extra` would repeat or
-    /// contradict, or `nil` when the line may stand. One rule for the writer,
-    /// which refuses the line rather than write a property RFC 5545 allows once twice, and
-    /// for the checks of JSON input and of the diary (``CalendarChecks``), so that `validate`
-    /// and `diary import` refuse what `convert` would.
+    /// contradict, or `nil` when the line may stand. One rule for the writer, which refuses
+    /// the line rather than write twice a property RFC 5545 allows once, and for the checks
+    /// of JSON input and of the diary (``CalendarChecks``): `validate` and `diary import`
+    /// refuse what `convert` would.
     ///
     /// A name is governed when the writer writes it from the fields (`UID` and `SUMMARY`
     /// always, `DESCRIPTION` when there is one …), and a time also when the reader reads a
