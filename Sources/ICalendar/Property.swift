@@ -232,23 +232,41 @@ public final class Property {
     /// Why `line` cannot be kept verbatim and written back, or `nil` when it can: the name
     /// and parameters of a content line, no control characters, no structure (`BEGIN`, `END`).
     public static func verbatimProblem(_ text: String) -> String? {
+        switch verbatimLine(text) {
+        case .success: nil
+        case .failure(let problem): problem.message
+        }
+    }
+
+    /// `text` as the content line it keeps verbatim, or why it cannot be kept and written
+    /// back (``verbatimProblem(_:)``): one parse for a caller that also needs the line.
+    public static func verbatimLine(_ text: String) -> Result<ContentLine, VerbatimProblem> {
         guard !text.contains(where: { $0 == "\n" || $0 == "\r" }) else {
-            return "a content line cannot hold a line break"
+            return .failure(VerbatimProblem(message: "a content line cannot hold a line break"))
         }
         do {
             let line = try ContentLine(parsing: text)
             if line.name == "BEGIN" || line.name == "END" {
-                return "BEGIN and END lines are structure, not properties"
+                return .failure(
+                    VerbatimProblem(message: "BEGIN and END lines are structure, not properties"))
             }
             if let parameter = line.parameters.first(where: {
                 $0.value.contains(where: { $0.asciiValue.map { $0 < 0x20 && $0 != 0x09 } ?? false })
             }) {
-                return "the parameter \(parameter.name) holds a control character"
+                return .failure(
+                    VerbatimProblem(
+                        message: "the parameter \(parameter.name) holds a control character"))
             }
-            return nil
+            return .success(line)
         } catch {
-            return error.message
+            return .failure(VerbatimProblem(message: error.message))
         }
+    }
+
+    /// Why a line cannot be kept verbatim (``verbatimLine(_:)``).
+    public struct VerbatimProblem: Error, Sendable {
+        /// What is wrong and what is expected.
+        public var message: String
     }
 
     deinit {

@@ -109,11 +109,12 @@ enum ExtraLines {
     /// (``RecordMapping/field(governing:in:)``).
     static func problems(of record: TaskRecord) -> [Problem] {
         record.icalExtra.enumerated().compactMap { index, text in
-            if let problem = Property.verbatimProblem(text) {
-                return Problem(field: "ical_extra[\(index)]", problem)
+            switch Property.verbatimLine(text) {
+            case .success(let line):
+                RecordMapping.governedLineProblem(line, at: index, in: record)
+            case .failure(let problem):
+                Problem(field: "ical_extra[\(index)]", problem.message)
             }
-            guard let line = try? ContentLine(parsing: text) else { return nil }
-            return RecordMapping.governedLineProblem(line, at: index, in: record)
         }
     }
 
