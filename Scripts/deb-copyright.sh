@@ -17,7 +17,7 @@ not_linked=" swift-property-based swift-docc-plugin swift-docc-symbolkit "
 # The license a package's LICENSE file states, as Debian names it.
 license_of() {
     local file
-    file=$(find "$1" -maxdepth 1 -iname 'LICENSE*' -o -maxdepth 1 -iname 'COPYING*' | sort | head -n 1)
+    file=$(find "$1" -maxdepth 1 \( -iname 'LICENSE*' -o -iname 'COPYING*' \) | sort | head -n 1)
     if [ -z "$file" ]; then
         echo "unknown"
     elif grep -q "Apache License" "$file" && grep -q "Version 2.0" "$file"; then
