@@ -159,7 +159,7 @@ struct Taskcal {
         process.standardInput = input
         let finished = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in finished.signal() }
-        try process.run()
+        try Self.withSignalsUnblocked { try process.run() }
         let end = Self.wait(for: process, finished, limit: timeLimit)
         try out.close()
         try err.close()
@@ -169,6 +169,20 @@ struct Taskcal {
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
             signaled: end.signaled, hung: end.hung)
+    }
+
+    /// Runs `body` (which starts a process) on this thread with no signal blocked.
+    ///
+    /// A child inherits the mask of the thread that spawns it, and the test runner's threads
+    /// block SIGTERM among others: a `dbus-daemon` that `dbus-run-session` started this way
+    /// never took its SIGTERM and stayed behind after every run of the Secret Service test.
+    static func withSignalsUnblocked<T>(_ body: () throws -> T) rethrows -> T {
+        var none = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        return try body()
     }
 
     /// Waits for `process` (started with a termination handler that signals `finished`) to
