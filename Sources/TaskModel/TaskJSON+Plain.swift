@@ -321,10 +321,13 @@ private struct PlainReader {
                 return false
             }
         }
-        guard read, let id, let start, let finish, let name else { return nil }
+        // The texts and lists are moved out (`take()`), not copied: a copy retains each and
+        // the end of this scope releases it again.
+        guard read, let id, let start, let finish, let name = name.take() else { return nil }
         return TaskRecord(
-            id: id, dateStart: start, dateFinish: finish, name: name, description: description,
-            uid: uid, attachments: attachments ?? [], alarms: alarms ?? [])
+            id: id, dateStart: start, dateFinish: finish, name: name,
+            description: description.take(), uid: uid.take(),
+            attachments: attachments.take() ?? [], alarms: alarms.take() ?? [])
     }
 
     /// Fills `slot` with what `read` gives, once: `false` for a member named twice or a value
@@ -377,11 +380,12 @@ private struct PlainReader {
                 return false
             }
         }
-        guard read, let content else { return nil }
-        if case .inline(let data) = content, let base64 {
-            return Attachment(filename: filename, mimeType: mimeType, data: data, base64: base64)
+        guard read, let content = content.take() else { return nil }
+        if case .inline(let data) = content, let base64 = base64.take() {
+            return Attachment(
+                filename: filename.take(), mimeType: mimeType.take(), data: data, base64: base64)
         }
-        return Attachment(filename: filename, mimeType: mimeType, content: content)
+        return Attachment(filename: filename.take(), mimeType: mimeType.take(), content: content)
     }
 
     /// A plain array of plain alarms, or `nil`.
@@ -415,9 +419,9 @@ private struct PlainReader {
                 return false
             }
         }
-        guard read, let action, let trigger else { return nil }
+        guard read, let action, let trigger = trigger.take() else { return nil }
         return Alarm(
-            action: action, trigger: .relative(trigger, fromEnd: false), description: description,
-            summary: summary)
+            action: action, trigger: .relative(trigger, fromEnd: false),
+            description: description.take(), summary: summary.take())
     }
 }

@@ -56,7 +56,8 @@ public struct TaskRecord: Sendable, Hashable {
         @usableFromInline var recurrence: Recurrence?
         @usableFromInline var recurrenceID: Int64?
         @usableFromInline var thisAndFuture: Bool = false
-        @usableFromInline var icalParameters: [String: String] = [:]
+        // Not `[:]`: the literal was built by a call for every record made.
+        @usableFromInline var icalParameters: [String: String] = Dictionary()
         @usableFromInline var icalExtra: [String] = []
         @usableFromInline var icalComponents: [String] = []
 

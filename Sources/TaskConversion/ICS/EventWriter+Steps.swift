@@ -11,13 +11,9 @@ struct ComponentWriting {
     let zone: CalendarZone?
 
     init(record: TaskRecord, writer: EventWriter) throws {
-        self.record = record
-        self.writer = writer
-        switch record.kind {
-        case .event: component = Component(kind: .event)
-        case .todo: component = Component(kind: .todo)
-        case .journal: component = Component(kind: .journal)
-        }
+        // Every property is set at the end, once nothing can throw: set one by one before
+        // the zone's look-up, the whole value was copied (a retain of each reference) and
+        // the original destroyed, for every record written.
         var zone: CalendarZone?
         if let name = record.timeZone, !record.allDay {
             guard let found = writer.zones.zone(named: name) else {
@@ -31,28 +27,44 @@ struct ComponentWriting {
             zone = writer.zones.zone(named: name)
         }
         self.zone = zone == .utc ? nil : zone
+        self.record = record
+        self.writer = writer
+        switch record.kind {
+        case .event: component = Component(kind: .event)
+        case .todo: component = Component(kind: .todo)
+        case .journal: component = Component(kind: .journal)
+        }
     }
 
     /// Adds a property with the record's kept parameters for it (`ical_parameters`).
-    mutating func add(
+    ///
+    /// Not `mutating` (nothing here changes): a mutating step retained the component and
+    /// copied the parameters for every property it added.
+    func add(
         _ name: PropertyName, _ value: PropertyValue, parameters: [Parameter] = [],
         keptParameters: [String: String]? = nil
     ) {
-        var all = parameters
-        let keptText = keptParameters ?? record.icalParameters
-        // Most records keep none: no name hashed for nothing.
-        if !keptText.isEmpty, let text = keptText[name.text], let kept = ParameterText.parse(text) {
-            // VALUE is written by libical from the value itself; a skipped wall-clock time
-            // is the value's (``SkippedWallTime``).
-            let present = Set(all.map(\.name)).union(["VALUE", SkippedWallTime.parameter])
-            all += kept.filter { !present.contains($0.name) }
+        // Most records keep none: no name hashed for nothing, no copy of the empty table.
+        let keptText: String?
+        if let keptParameters {
+            keptText = keptParameters.isEmpty ? nil : keptParameters[name.text]
+        } else {
+            keptText = record.icalParameters.isEmpty ? nil : record.icalParameters[name.text]
         }
-        component.addProperty(name, value, parameters: all)
+        guard let keptText, let kept = ParameterText.parse(keptText) else {
+            component.addProperty(name, value, parameters: parameters)
+            return
+        }
+        // VALUE is written by libical from the value itself; a skipped wall-clock time is the
+        // value's (``SkippedWallTime``).
+        let present = Set(parameters.map(\.name)).union(["VALUE", SkippedWallTime.parameter])
+        component.addProperty(
+            name, value, parameters: parameters + kept.filter { !present.contains($0.name) })
     }
 
     // MARK: - Identity
 
-    mutating func identity() {
+    func identity() {
         add(.uid, .text(record.uid ?? writer.uidScheme.uid(for: record.id)))
         // A DTSTAMP the record keeps (a revision chosen by it) is written as kept.
         let keepsStamp = record.icalExtra.contains {
@@ -97,7 +109,7 @@ struct ComponentWriting {
         return DateTimeValue(utcEpoch: epoch)
     }
 
-    mutating func times() throws {
+    func times() throws {
         if let recurrenceID = record.recurrenceID {
             add(
                 .recurrenceID, .dateTime(time(recurrenceID, for: "RECURRENCE-ID")),
@@ -126,7 +138,7 @@ struct ComponentWriting {
 
     // MARK: - Text
 
-    mutating func text() {
+    func text() {
         add(.summary, .text(record.name))
         if let description = record.description, !description.isEmpty {
             add(.description, .text(description))
@@ -162,7 +174,7 @@ struct ComponentWriting {
 
     // MARK: - People
 
-    mutating func people() throws {
+    func people() throws {
         if let organizer = record.organizer {
             component.add(try person("ORGANIZER", organizer, field: "organizer"))
         }
@@ -187,7 +199,7 @@ struct ComponentWriting {
 
     // MARK: - Attachments
 
-    mutating func attachments(base: URL?) throws {
+    func attachments(base: URL?) throws {
         for (index, attachment) in record.attachments.enumerated() {
             component.add(try property(for: attachment, index: index, base: base))
         }
@@ -229,7 +241,7 @@ struct ComponentWriting {
 
     // MARK: - Recurrence
 
-    mutating func recurrence() throws {
+    func recurrence() throws {
         guard let recurrence = record.recurrence else { return }
         if let rule = recurrence.rule {
             if let problem = RecurrenceRule.problem(rule) {
@@ -250,7 +262,7 @@ struct ComponentWriting {
 
     // MARK: - Verbatim
 
-    mutating func verbatim() throws {
+    func verbatim() throws {
         guard !writer.dropExtra else { return }
         for (index, text) in record.icalExtra.enumerated() {
             let line: ContentLine
@@ -277,7 +289,7 @@ struct ComponentWriting {
 
     // MARK: - Alarms
 
-    mutating func alarms() throws {
+    func alarms() throws {
         for (index, alarm) in record.alarms.enumerated() {
             let built = self.alarm(alarm)
             if !writer.dropExtra {

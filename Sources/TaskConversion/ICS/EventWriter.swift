@@ -231,7 +231,7 @@ public struct EventWriter: Sendable {
     ///
     /// - Throws: `Problem` when a field cannot be written.
     public func event(for record: TaskRecord, attachmentBase: URL? = nil) throws -> Component {
-        var writing = try ComponentWriting(record: record, writer: self)
+        let writing = try ComponentWriting(record: record, writer: self)
         writing.identity()
         try writing.times()
         writing.text()

@@ -82,12 +82,17 @@ public struct UIDScheme: Sendable, Hashable {
     private static func put(
         _ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: inout Int
     ) {
-        var text = text
-        text.withUTF8 { bytes in
+        func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
             guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
             precondition(index + bytes.count <= buffer.count)
             (buffer.baseAddress! + index).update(from: source, count: bytes.count)
             index += bytes.count
+        }
+        // A native string lends its bytes as it is; `withUTF8` would need a copy of it to
+        // mutate (a retain and a release for each of the three parts of every UID).
+        if text.utf8.withContiguousStorageIfAvailable(copy) == nil {
+            var text = text
+            text.withUTF8(copy)
         }
     }
 
