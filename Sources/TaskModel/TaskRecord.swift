@@ -28,6 +28,9 @@ public struct TaskRecord: Sendable, Hashable {
     /// The record's fields as stored.
     @usableFromInline
     struct Fields: Hashable {
+        // No initializer of its own: the one Swift makes, given every field. With one of its
+        // own, which set the rest to their defaults, the optimizer built the fields twice and
+        // copied them (a retain and a release of each reference) for every record made.
         @usableFromInline var id: Int64
         @usableFromInline var dateStart: Int64
         @usableFromInline var dateFinish: Int64
@@ -39,46 +42,26 @@ public struct TaskRecord: Sendable, Hashable {
         @usableFromInline var free: Bool
         @usableFromInline var attachments: [Attachment]
         @usableFromInline var alarms: [Alarm]
-        @usableFromInline var kind: Kind = .event
-        @usableFromInline var unscheduled: Bool = false
+        @usableFromInline var kind: Kind
+        @usableFromInline var unscheduled: Bool
         @usableFromInline var due: Int64?
-        @usableFromInline var done: Bool = false
-        @usableFromInline var subtasks: [TaskRecord] = []
+        @usableFromInline var done: Bool
+        @usableFromInline var subtasks: [TaskRecord]
         @usableFromInline var timeZone: String?
-        @usableFromInline var floating: Bool = false
+        @usableFromInline var floating: Bool
         @usableFromInline var location: String?
-        @usableFromInline var categories: [String] = []
+        @usableFromInline var categories: [String]
         @usableFromInline var color: String?
         @usableFromInline var classification: Classification?
         @usableFromInline var url: String?
         @usableFromInline var organizer: Person?
-        @usableFromInline var attendees: [Person] = []
+        @usableFromInline var attendees: [Person]
         @usableFromInline var recurrence: Recurrence?
         @usableFromInline var recurrenceID: Int64?
-        @usableFromInline var thisAndFuture: Bool = false
-        // Not `[:]`: the literal was built by a call for every record made.
-        @usableFromInline var icalParameters: [String: String] = Dictionary()
-        @usableFromInline var icalExtra: [String] = []
-        @usableFromInline var icalComponents: [String] = []
-
-        @usableFromInline
-        init(
-            id: Int64, dateStart: Int64, dateFinish: Int64, name: String, description: String?,
-            uid: String?, allDay: Bool, status: Status?, free: Bool, attachments: [Attachment],
-            alarms: [Alarm]
-        ) {
-            self.id = id
-            self.dateStart = dateStart
-            self.dateFinish = dateFinish
-            self.name = name
-            self.description = description
-            self.uid = uid
-            self.allDay = allDay
-            self.status = status
-            self.free = free
-            self.attachments = attachments
-            self.alarms = alarms
-        }
+        @usableFromInline var thisAndFuture: Bool
+        @usableFromInline var icalParameters: [String: String]
+        @usableFromInline var icalExtra: [String]
+        @usableFromInline var icalComponents: [String]
     }
 
     @usableFromInline var storage: Storage
@@ -274,7 +257,11 @@ public struct TaskRecord: Sendable, Hashable {
             Fields(
                 id: id, dateStart: dateStart, dateFinish: dateFinish, name: name,
                 description: description, uid: uid, allDay: allDay, status: status, free: free,
-                attachments: attachments, alarms: alarms))
+                attachments: attachments, alarms: alarms, kind: .event, unscheduled: false,
+                due: nil, done: false, subtasks: [], timeZone: nil, floating: false,
+                location: nil, categories: [], color: nil, classification: nil, url: nil,
+                organizer: nil, attendees: [], recurrence: nil, recurrenceID: nil,
+                thisAndFuture: false, icalParameters: [:], icalExtra: [], icalComponents: []))
     }
 
     /// Whether two records hold the same fields (at once when they share them).
@@ -426,26 +413,27 @@ public struct Alarm: Sendable, Hashable {
     public var enabled: Bool
     /// The alarm's content lines the format has no field for, verbatim (Apple's
     /// `X-WR-ALARMUID`, `ACKNOWLEDGED`, …).
-    public var icalExtra: [String] = []
+    public var icalExtra: [String]
     /// Parameters of the alarm's mapped properties that no field holds, as written
     /// (`["DESCRIPTION": "LANGUAGE=de"]`).
-    public var icalParameters: [String: String] = [:]
+    public var icalParameters: [String: String]
+}
 
+extension Alarm {
     /// Creates an alarm.
     public init(
         action: Action, trigger: Trigger, description: String? = nil, summary: String? = nil,
         attendees: [String] = [], sound: String? = nil, repeatCount: Int? = nil,
         repeatInterval: String? = nil, enabled: Bool = true
     ) {
-        self.action = action
-        self.trigger = trigger
-        self.description = description
-        self.summary = summary
-        self.attendees = attendees
-        self.sound = sound
-        self.repeatCount = repeatCount
-        self.repeatInterval = repeatInterval
-        self.enabled = enabled
+        // Here, not in the type, where it would take the place of the initializer Swift
+        // makes: an initializer of the type's own had the optimizer build the alarm twice and
+        // copy it (a retain and a release of each reference), for every alarm read.
+        self.init(
+            action: action, trigger: trigger, description: description, summary: summary,
+            attendees: attendees, sound: sound, repeatCount: repeatCount,
+            repeatInterval: repeatInterval, enabled: enabled, icalExtra: [],
+            icalParameters: Dictionary())
     }
 }
 
