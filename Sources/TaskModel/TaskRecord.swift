@@ -28,9 +28,10 @@ public struct TaskRecord: Sendable, Hashable {
     /// The record's fields as stored.
     @usableFromInline
     struct Fields: Hashable {
-        // No initializer of its own: the one Swift makes, given every field. With one of its
-        // own, which set the rest to their defaults, the optimizer built the fields twice and
-        // copied them (a retain and a release of each reference) for every record made.
+        // No initializer of its own: the one Swift makes, given every field (an empty table
+        // as `Dictionary()`: the literal `[:]` is built by a call). With one of its own, the
+        // optimizer built the fields twice and copied them (a retain and a release of each
+        // reference) for every record made.
         @usableFromInline var id: Int64
         @usableFromInline var dateStart: Int64
         @usableFromInline var dateFinish: Int64
@@ -261,7 +262,8 @@ public struct TaskRecord: Sendable, Hashable {
                 due: nil, done: false, subtasks: [], timeZone: nil, floating: false,
                 location: nil, categories: [], color: nil, classification: nil, url: nil,
                 organizer: nil, attendees: [], recurrence: nil, recurrenceID: nil,
-                thisAndFuture: false, icalParameters: [:], icalExtra: [], icalComponents: []))
+                thisAndFuture: false, icalParameters: Dictionary(), icalExtra: [],
+                icalComponents: []))
     }
 
     /// Whether two records hold the same fields (at once when they share them).
