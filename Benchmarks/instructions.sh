@@ -9,6 +9,8 @@
 #   RECORD=1 Benchmarks/instructions.sh     writes the counts to Benchmarks/instructions.tsv
 #   TASKCAL=path Benchmarks/instructions.sh (default: the release build Scripts/release-build.sh
 #                                            makes in .build-install, as CI and the package do)
+#   CACHE=1 Benchmarks/instructions.sh      also each program's cache misses a record, simulated
+#                                            by cachegrind (another 2 minutes)
 #
 # Exits 1 when a direction takes more than 5% more instructions than Benchmarks/instructions.tsv
 # records for it (the same N), and says which. About a minute and a half on 2 cores
@@ -56,6 +58,36 @@ echo "| direction | taskcal | libical-only baseline | ratio |"
 echo "|---|---|---|---|"
 echo "| NDJSON → .ics | $(millions "$write") | $(millions "$build") (build + serialize) | $(ratio "$write" "$build") |"
 echo "| .ics → NDJSON | $(millions "$read") | $(millions "$parse") (parse + walk) | $(ratio "$read" "$parse") |"
+
+# Each program's instructions and cache misses a record, as cachegrind simulates this
+# machine's caches: deterministic as the counts are. What a miss costs in time is not simulated,
+# nor the kernel's share (syscalls, page faults), so these say where to look, not how long.
+if [ -n "${CACHE:-}" ]; then
+    echo
+    echo "| program | instructions | L1 code misses | L1 data misses | last-level misses |"
+    echo "|---|---|---|---|---|"
+    misses() { # label command... -> a table row, a record at a time
+        local label=$1
+        shift
+        valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null "$@" 2>&1 \
+            >/dev/null | python3 -c "
+import re, sys
+text = sys.stdin.read()
+def total(name):
+    m = re.search(r'==\d+== ' + re.escape(name) + r':\s+([\d,]+)', text)
+    if not m: sys.exit('instructions.sh: cachegrind printed no ' + name)
+    return int(m.group(1).replace(',', '')) / $N
+print('| $label | ' + ' | '.join(f'{total(name):,.0f}' for name in
+    ('I   refs', 'I1  misses', 'D1  misses', 'LL misses')) + ' |')
+"
+    }
+    misses "baseline build + serialize" "$WORK/baseline" build "$N" "$WORK/base.ics"
+    misses "taskcal NDJSON → .ics" "$WORK/taskcal" convert "$WORK/in-$N.ndjson" \
+        -o "$WORK/out.ics" -q --uid-namespace bench --jobs 1
+    misses "baseline parse + walk" "$WORK/baseline" parse "$WORK/out.ics"
+    misses "taskcal .ics → NDJSON" "$WORK/taskcal" convert "$WORK/out.ics" \
+        -o "$WORK/back.ndjson" -q --uid-namespace bench --jobs 1
+fi
 
 if [ -n "${RECORD:-}" ]; then
     {
