@@ -99,9 +99,10 @@ extension EventReader {
     /// action becomes an alarm with no further lines (``alarms()``); the lines kept as
     /// written go to `ical_extra` in file order, DTSTAMP aside (``verbatim()``).
     func readPlain(_ component: Component) -> TaskRecord? {
-        guard let event = component.plainEvent(), let uid = event.uid, !uid.isEmpty,
+        // The texts are moved out of the event, not copied (a retain and a release each).
+        guard var event = component.plainEvent(), let uid = event.uid.take(), !uid.isEmpty,
             let start = event.start, start.zone == .utc, !start.isDate,
-            let summary = event.summary, !summary.isEmpty
+            let summary = event.summary.take(), !summary.isEmpty
         else { return nil }
         let dateStart = start.epochAsUTC
         var dateFinish = dateStart
@@ -161,7 +162,7 @@ extension EventReader {
         // the early returns above, it was copied and destroyed a dozen times an event.
         var record = TaskRecord(
             id: IDAllocator.unassigned, dateStart: dateStart, dateFinish: dateFinish,
-            name: summary, description: event.description.flatMap { $0.isEmpty ? nil : $0 },
+            name: summary, description: event.description.take().flatMap { $0.isEmpty ? nil : $0 },
             uid: uid, attachments: attachments, alarms: alarms)
         if let parsed = uidScheme.parse(uid) {
             record.id = parsed.id
