@@ -17,6 +17,7 @@ static struct {
     int (*property_kind_is_valid)(icalproperty_kind);
     int (*value_kind_is_valid)(icalvalue_kind);
     struct icaltimetype (*time_from_string)(const char *);
+    char *(*value_as_ical_string_r)(const icalvalue *);
 } libical;
 
 enum {
@@ -118,6 +119,7 @@ static void load(void) {
     libical.property_kind_is_valid = original("icalproperty_kind_is_valid");
     libical.value_kind_is_valid = original("icalvalue_kind_is_valid");
     libical.time_from_string = original("icaltime_from_string");
+    libical.value_as_ical_string_r = original("icalvalue_as_ical_string_r");
     for (int kind = 0; kind < PROPERTY_KINDS; kind++) {
         kind_names[kind] = libical.property_kind_to_string((icalproperty_kind)kind);
         kind_value_kinds[kind] = libical.property_kind_to_value_kind((icalproperty_kind)kind);
@@ -270,4 +272,192 @@ int taskcal_libical_value_kind_is_valid(icalvalue_kind kind) {
 struct icaltimetype taskcal_libical_time_from_string(const char *string) {
     ensure_loaded();
     return libical.time_from_string(string);
+}
+
+/* Writing values: TEXT escaped and DATE-TIME / DATE printed as libical 3.0's
+   icalvalue_as_ical_string_r does (icalmemory_strdup_and_quote, print_datetime_to_string), in
+   one pass instead of a function call a byte and two snprintf calls a time. */
+
+/* Set when icalvalue_as_ical_string_r here is reached: how taskcal_value_writer_installed tells
+   that libical's serializer calls it. */
+static atomic_int value_asked;
+static int writes_values;
+static pthread_once_t values_checked = PTHREAD_ONCE_INIT;
+
+/* What a byte of a TEXT value becomes: 0 kept, 1 dropped (\r \b \f), 2 a backslash before it
+   (; , \), 3 "\n". */
+static const unsigned char text_class[256] = {
+    ['\r'] = 1, ['\b'] = 1, ['\f'] = 1, [';'] = 2, [','] = 2, ['\\'] = 2, ['\n'] = 3,
+};
+
+/* `text` escaped as libical escapes the value of a property that is not a list (where it keeps
+   , and ; as they are); a buffer the caller frees, or NULL when out of memory. */
+static char *fast_text(const char *text) {
+    size_t length = strlen(text);
+    /* At most two bytes for each, and the NUL. */
+    char *out = malloc(2 * length + 1);
+    if (out == NULL) {
+        icalerror_set_errno(ICAL_NEWFAILED_ERROR);
+        return NULL;
+    }
+    char *position = out;
+    for (const unsigned char *byte = (const unsigned char *)text; *byte != 0; byte++) {
+        switch (text_class[*byte]) {
+        case 0: *position++ = (char)*byte; break;
+        case 1: break;
+        case 2:
+            *position++ = '\\';
+            *position++ = (char)*byte;
+            break;
+        default:
+            *position++ = '\\';
+            *position++ = 'n';
+        }
+    }
+    *position = '\0';
+    return out;
+}
+
+static inline char *put_digits(char *out, int value, int count) {
+    for (int index = count - 1; index >= 0; index--) {
+        out[index] = (char)('0' + value % 10);
+        value /= 10;
+    }
+    return out + count;
+}
+
+/* `time` printed as libical prints a DATE (`date_only`) or DATE-TIME value, or NULL when a
+   field is outside what its digits hold (libical's snprintf and strncat then give something
+   else, which libical's own function gives). */
+static char *fast_time_text(struct icaltimetype time, int date_only, int *handled) {
+    *handled = time.year >= 0 && time.year <= 9999 && time.month >= 0 && time.month <= 99
+        && time.day >= 0 && time.day <= 99 && time.hour >= 0 && time.hour <= 99
+        && time.minute >= 0 && time.minute <= 99 && time.second >= 0 && time.second <= 99;
+    if (!*handled) return NULL;
+    char *out = malloc(date_only ? 9 : 20);
+    if (out == NULL) {
+        icalerror_set_errno(ICAL_NEWFAILED_ERROR);
+        return NULL;
+    }
+    char *position = put_digits(out, time.year, 4);
+    position = put_digits(position, time.month, 2);
+    position = put_digits(position, time.day, 2);
+    if (!date_only && !time.is_date) {
+        *position++ = 'T';
+        position = put_digits(position, time.hour, 2);
+        position = put_digits(position, time.minute, 2);
+        position = put_digits(position, time.second, 2);
+        if (time.zone == icaltimezone_get_utc_timezone()) *position++ = 'Z';
+    }
+    *position = '\0';
+    return out;
+}
+
+/* The value as written here, or NULL with *handled 0 when libical's function is to write it. */
+static char *fast_value(const icalvalue *value, int *handled) {
+    *handled = 0;
+    switch (icalvalue_isa(value)) {
+    case ICAL_TEXT_VALUE: {
+        const char *text = icalvalue_get_text(value);
+        icalproperty *parent = icalvalue_get_parent((icalvalue *)value);
+        if (text == NULL || parent == NULL) return NULL;
+        switch (icalproperty_isa(parent)) {
+        /* libical keeps , and ; unescaped in these: its function writes them. */
+        case ICAL_CATEGORIES_PROPERTY:
+        case ICAL_RESOURCES_PROPERTY:
+        case ICAL_POLLPROPERTIES_PROPERTY:
+        case ICAL_X_PROPERTY: return NULL;
+        default: break;
+        }
+        *handled = 1;
+        return fast_text(text);
+    }
+    case ICAL_DATETIME_VALUE: return fast_time_text(icalvalue_get_datetime(value), 0, handled);
+    case ICAL_DATE_VALUE: return fast_time_text(icalvalue_get_date(value), 1, handled);
+    default: return NULL;
+    }
+}
+
+static int same_text(char *mine, char *theirs) {
+    int same = mine != NULL && theirs != NULL && strcmp(mine, theirs) == 0;
+    free(mine);
+    free(theirs);
+    return same;
+}
+
+/* Values whose written form must be libical's, or libical writes them all. */
+static void check_values(void) {
+    ensure_loaded();
+    icalerrorenum error = icalerrno;
+    static const char *const texts[] = {
+        "", "plain", "a;b,c\\d\ne\tf\rg\bh\fi", "\xc3\x9c" "berpr\xc3\xbc" "fung \xf0\x9f\x98\x80",
+        ";;,,\\\\\n\n", "\"quoted\" 'text' :colon:",
+    };
+    static const struct icaltimetype times[] = {
+        {2026, 9, 21, 15, 41, 7, 0, 0, NULL}, {1970, 1, 1, 0, 0, 0, 0, 0, NULL},
+        {2999, 12, 31, 23, 59, 60, 0, 0, NULL}, {2026, 9, 21, 0, 0, 0, 1, 0, NULL},
+    };
+    int same = 1;
+    for (size_t index = 0; index < sizeof texts / sizeof texts[0]; index++) {
+        icalproperty *property = icalproperty_new_description(texts[index]);
+        const icalvalue *value = icalproperty_get_value(property);
+        int handled;
+        same &= same_text(fast_value(value, &handled), libical.value_as_ical_string_r(value))
+            && handled;
+        icalproperty_free(property);
+    }
+    for (size_t index = 0; index < sizeof times / sizeof times[0]; index++) {
+        for (int utc = 0; utc < 2; utc++) {
+            struct icaltimetype time = times[index];
+            if (utc) time.zone = icaltimezone_get_utc_timezone();
+            icalvalue *values[] = {
+                time.is_date ? icalvalue_new_date(time) : icalvalue_new_datetime(time),
+                icalvalue_new_datetimedate(time),
+            };
+            for (size_t kind = 0; kind < 2; kind++) {
+                int handled;
+                same &= same_text(
+                            fast_value(values[kind], &handled),
+                            libical.value_as_ical_string_r(values[kind]))
+                    && handled;
+                icalvalue_free(values[kind]);
+            }
+        }
+    }
+    writes_values = same;
+    icalerrno = error;
+}
+
+char *icalvalue_as_ical_string_r(const icalvalue *value) {
+    pthread_once(&values_checked, check_values);
+    if (!atomic_load_explicit(&value_asked, memory_order_relaxed)) {
+        atomic_store_explicit(&value_asked, 1, memory_order_relaxed);
+    }
+    if (value != NULL && writes_values) {
+        int handled;
+        char *text = fast_value(value, &handled);
+        if (handled) return text;
+    }
+    return libical.value_as_ical_string_r(value);
+}
+
+int taskcal_value_writer_installed(void) {
+    pthread_once(&values_checked, check_values);
+    atomic_store(&value_asked, 0);
+    icalproperty *property = icalproperty_new_summary("probe");
+    char *text = icalproperty_as_ical_string_r(property);
+    int reached = atomic_load(&value_asked);
+    free(text);
+    icalproperty_free(property);
+    return reached;
+}
+
+int taskcal_lookups_writes_values(void) {
+    pthread_once(&values_checked, check_values);
+    return writes_values;
+}
+
+char *taskcal_libical_value_as_ical_string_r(const icalvalue *value) {
+    ensure_loaded();
+    return libical.value_as_ical_string_r(value);
 }

@@ -72,10 +72,17 @@ struct TaskcalCommand: ParsableCommand {
     }
 
     /// Whether libical's property look-ups and DATE-TIME reader are answered from
-    /// CLibicalLookups' tables: whether libical's parser, given a one-line event, reached them.
+    /// CLibicalLookups' tables, and its TEXT and DATE-TIME values written there: whether
+    /// libical's parser, given a one-line event, and its serializer, given a SUMMARY, reached
+    /// them (and the value writer's check at first use passed).
     static var lookups: String {
-        taskcal_lookups_installed() != 0
+        let read =
+            taskcal_lookups_installed() != 0
             ? "libical look-ups from tables" : "libical look-ups linked, not in use"
+        let written =
+            taskcal_value_writer_installed() != 0 && taskcal_lookups_writes_values() != 0
+            ? "values written in one pass" : "value writer linked, not in use"
+        return read + ", " + written
     }
 
     /// tcmalloc's version, and whether malloc is tcmalloc's: it is, when the dynamic linker

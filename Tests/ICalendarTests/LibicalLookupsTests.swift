@@ -151,4 +151,104 @@ struct LibicalLookupsTests {
             #expect(answers.mine == answers.theirs, "'\(String(text))'")
         }
     }
+
+    typealias Written = UnsafeMutablePointer<CChar>?
+
+    /// A value as written by `write`: its text, or `nil`, and libical's error after it.
+    static func written(_ value: OpaquePointer, _ write: (OpaquePointer) -> Written) -> String {
+        clibical_clear_errno()
+        let text = write(value)
+        defer { free(text) }
+        return "\(text.map { String(cString: $0) } ?? "nil") error \(clibical_errno())"
+    }
+
+    /// What the value writer here and libical's own write for `value`.
+    static func sameValue(_ value: OpaquePointer) -> (mine: String, theirs: String) {
+        (
+            written(value) { icalvalue_as_ical_string_r($0) },
+            written(value) { taskcal_libical_value_as_ical_string_r($0) }
+        )
+    }
+
+    @Test("libical's serializer reaches the value writer, which writes libical's probes as it does")
+    func writerInstalled() {
+        #expect(taskcal_value_writer_installed() != 0)
+        #expect(taskcal_lookups_writes_values() != 0)
+    }
+
+    @Test("random texts, in every text property and the list ones, written as libical writes them")
+    func texts() throws {
+        var generator = SystemRandomNumberGenerator()
+        // Every byte libical treats apart, ASCII, and UTF-8 of two, three and four bytes.
+        let pieces = [
+            "\n", "\r", "\t", "\u{8}", "\u{C}", ";", ",", "\\", "\"", ":", " ", "a", "Z", "0",
+            "\u{1}", "\u{7F}", "é", "отчёт", "会議", "😀", "\\n", "\\,",
+        ]
+        let kinds: [icalproperty_kind] = [
+            ICAL_SUMMARY_PROPERTY, ICAL_DESCRIPTION_PROPERTY, ICAL_LOCATION_PROPERTY,
+            ICAL_COMMENT_PROPERTY, ICAL_UID_PROPERTY, ICAL_CATEGORIES_PROPERTY,
+            ICAL_RESOURCES_PROPERTY, ICAL_X_PROPERTY, ICAL_CONTACT_PROPERTY,
+        ]
+        for round in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
+            let kind = kinds[round % kinds.count]
+            let property = try #require(icalproperty_new(kind))
+            defer { icalproperty_free(property) }
+            if kind == ICAL_X_PROPERTY { icalproperty_set_x_name(property, "X-PROBE") }
+            icalproperty_set_value(property, icalvalue_new_text(text))
+            let value = try #require(icalproperty_get_value(property))
+            let answers = Self.sameValue(value)
+            #expect(answers.mine == answers.theirs, "\(kind) '\(text)'")
+        }
+        // A text value no property holds: libical's function writes it.
+        let loose = try #require(icalvalue_new_text("a;b"))
+        defer { icalvalue_free(loose) }
+        let answers = Self.sameValue(loose)
+        #expect(answers.mine == answers.theirs)
+    }
+
+    @Test(
+        "DATE and DATE-TIME values, in range and out, floating, UTC and zoned, written as libical does"
+    )
+    func dateTimes() throws {
+        var generator = SystemRandomNumberGenerator()
+        let zone = icaltimezone_get_builtin_timezone("Europe/Berlin")
+        let fields = [
+            -1, 0, 1, 9, 10, 12, 31, 59, 60, 99, 100, 999, 1970, 2026, 2999, 3000, 9999, 10_000,
+        ]
+        for round in 0..<5_000 {
+            // A field out of its range now and then, else one that is in it.
+            func field(_ every: Int, _ range: ClosedRange<Int>) -> Int32 {
+                Int32(
+                    round % every == 0
+                        ? fields.randomElement(using: &generator)!
+                        : Int.random(in: range, using: &generator))
+            }
+            var time = icaltime_null_time()
+            time.year = field(1, 0...0)
+            time.month = field(7, 1...12)
+            time.day = field(11, 1...28)
+            time.hour = field(5, 0...23)
+            time.minute = field(13, 0...59)
+            time.second = field(3, 0...60)
+            time.is_date = round % 4 == 0 ? 1 : 0
+            switch round % 3 {
+            case 0: time.zone = icaltimezone_get_utc_timezone()
+            case 1: time.zone = zone
+            default: break
+            }
+            let values = [
+                icalvalue_new_datetime(time), icalvalue_new_date(time),
+                icalvalue_new_datetimedate(time),
+            ]
+            for value in values {
+                let value = try #require(value)
+                defer { icalvalue_free(value) }
+                let answers = Self.sameValue(value)
+                #expect(answers.mine == answers.theirs, "\(time)")
+            }
+        }
+    }
 }
