@@ -40,7 +40,7 @@ flags=(-c release --static-swift-stdlib --traits CalDAV,PostgreSQL --scratch-pat
 exports=(-Xlinker --no-export-dynamic)
 for symbol in icalproperty_string_to_kind icalproperty_kind_to_string \
     icalproperty_kind_to_value_kind icalproperty_kind_is_valid icalvalue_kind_is_valid \
-    icaltime_from_string icalvalue_as_ical_string_r; do
+    icaltime_from_string icalvalue_as_ical_string_r icalvalue_new_from_string; do
     exports+=(-Xlinker "--export-dynamic-symbol=$symbol")
 done
 # SwiftPM plans the build anew, and links every product again (140 s of CPU here), when the

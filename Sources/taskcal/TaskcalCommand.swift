@@ -72,17 +72,23 @@ struct TaskcalCommand: ParsableCommand {
     }
 
     /// Whether libical's property look-ups and DATE-TIME reader are answered from
-    /// CLibicalLookups' tables, and its TEXT and DATE-TIME values written there: whether
-    /// libical's parser, given a one-line event, and its serializer, given a SUMMARY, reached
-    /// them (and the value writer's check at first use passed).
+    /// CLibicalLookups' tables, and its TEXT and DATE-TIME values written and TEXT values read
+    /// there: whether libical's parser, given a one-line event, and its serializer, given a
+    /// SUMMARY, reached them (and the checks at first use passed).
     static var lookups: String {
         let read =
             taskcal_lookups_installed() != 0
             ? "libical look-ups from tables" : "libical look-ups linked, not in use"
-        let written =
-            taskcal_value_writer_installed() != 0 && taskcal_lookups_writes_values() != 0
-            ? "values written in one pass" : "value writer linked, not in use"
-        return read + ", " + written
+        let writes = taskcal_value_writer_installed() != 0 && taskcal_lookups_writes_values() != 0
+        let reads = taskcal_text_reader_installed() != 0 && taskcal_lookups_reads_texts() != 0
+        let values =
+            switch (reads, writes) {
+            case (true, true): "values read and written in one pass"
+            case (false, true): "values written in one pass, TEXT reader not in use"
+            case (true, false): "TEXT read in one pass, value writer not in use"
+            case (false, false): "value reader and writer linked, not in use"
+            }
+        return read + ", " + values
     }
 
     /// tcmalloc's version, and whether malloc is tcmalloc's: it is, when the dynamic linker

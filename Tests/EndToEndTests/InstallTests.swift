@@ -29,7 +29,7 @@ struct InstallTests {
         #expect(
             version.stdout.range(
                 of:
-                    #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\), tcmalloc [0-9.]+, libical look-ups from tables, values written in one pass, traits: CalDAV, PostgreSQL\n$"#,
+                    #"^taskcal [0-9.]+, libical [0-9.]+ \(built against\), [0-9.]+ \(loaded\), tcmalloc [0-9.]+, libical look-ups from tables, values read and written in one pass, traits: CalDAV, PostgreSQL\n$"#,
                 options: .regularExpression) != nil, "\(version.stdout)")
         // Stripped, with its debug information beside it, where gdb looks for it.
         let binary = try FileManager.default.attributesOfItem(atPath: "\(prefix)/bin/taskcal")

@@ -251,4 +251,40 @@ struct LibicalLookupsTests {
             }
         }
     }
+
+    @Test("libical's parser reaches the TEXT reader, which reads libical's probes as it does")
+    func readerInstalled() {
+        #expect(taskcal_text_reader_installed() != 0)
+        #expect(taskcal_lookups_reads_texts() != 0)
+    }
+
+    /// A TEXT value as read by `read`: its text, or `nil`, and libical's error after it.
+    static func read(_ quoted: String, _ read: (String) -> OpaquePointer?) -> String {
+        clibical_clear_errno()
+        let value = read(quoted)
+        defer { if let value { icalvalue_free(value) } }
+        let text = value.map { String(cString: icalvalue_get_text($0)) }
+        return "\(text ?? "nil") error \(clibical_errno())"
+    }
+
+    @Test("random escaped texts read as libical reads them")
+    func readTexts() {
+        var generator = SystemRandomNumberGenerator()
+        // Every escape libical knows in both cases, ones it does not, and a backslash at the end.
+        let pieces = [
+            "\\", "\\n", "\\N", "\\t", "\\T", "\\r", "\\R", "\\b", "\\B", "\\f", "\\F",
+            "\\;", "\\,", "\\\"", "\\\\", "\\x", "\\:", "\\ ", "\\é", ";", ",", ":", " ", "a",
+            "отчёт", "😀", "\t", "\u{1}",
+        ]
+        for _ in 0..<10_000 {
+            let text = (0..<Int.random(in: 0...30, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
+            let mine = Self.read(text) { icalvalue_new_from_string(ICAL_TEXT_VALUE, $0) }
+            let theirs = Self.read(text) {
+                taskcal_libical_value_new_from_string(ICAL_TEXT_VALUE, $0)
+            }
+            #expect(mine == theirs, "'\(text)'")
+        }
+    }
 }

@@ -30,6 +30,9 @@
  * values (years 0 to 9999, fields of two digits) in one pass, to the same bytes: \n for a line
  * break, a backslash before ; , and \, CR, BS and FF dropped, a tab kept. Every other value,
  * and every value if its check at first use finds a probe written otherwise, goes to libical.
+ * Reading, its parser makes each value with icalvalue_new_from_string, through its PLT too, and
+ * unescapes a TEXT value a byte at a time; the version here copies the runs between backslashes
+ * at once, to the same text (its probes checked the same way), and hands every other kind on.
  *
  * A program that does not link this target (the library products alone) keeps libical's
  * functions as they are.
@@ -53,6 +56,14 @@ int taskcal_value_writer_installed(void);
 /// found libical writing one of its probes otherwise).
 int taskcal_lookups_writes_values(void);
 
+/// Whether libical's parser reaches the TEXT reader of this file: it parses a one-line event (a
+/// SUMMARY) and tells whether its value was asked for here.
+int taskcal_text_reader_installed(void);
+
+/// Whether TEXT values are read here (false when the check at first use found libical reading
+/// one of its probes otherwise).
+int taskcal_lookups_reads_texts(void);
+
 /// libical's own functions, for the tests that hold the tables to them.
 icalproperty_kind taskcal_libical_property_string_to_kind(const char *string);
 const char *taskcal_libical_property_kind_to_string(icalproperty_kind kind);
@@ -61,5 +72,6 @@ int taskcal_libical_property_kind_is_valid(icalproperty_kind kind);
 int taskcal_libical_value_kind_is_valid(icalvalue_kind kind);
 struct icaltimetype taskcal_libical_time_from_string(const char *string);
 char *taskcal_libical_value_as_ical_string_r(const icalvalue *value);
+icalvalue *taskcal_libical_value_new_from_string(icalvalue_kind kind, const char *str);
 
 #endif
