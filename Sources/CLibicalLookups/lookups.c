@@ -278,7 +278,9 @@ struct icaltimetype taskcal_libical_time_from_string(const char *string) {
 
 /* Writing values: TEXT escaped and DATE-TIME / DATE printed as libical 3.0's
    icalvalue_as_ical_string_r does (icalmemory_strdup_and_quote, print_datetime_to_string), in
-   one pass instead of a function call a byte and two snprintf calls a time. */
+   one pass instead of a function call a byte and two snprintf calls a time. Reading: TEXT
+   unescaped as its icalvalue_new_from_string does (icalmemory_strdup_and_dequote), the runs
+   between backslashes copied at once. */
 
 /* Set when icalvalue_as_ical_string_r here is reached: how taskcal_value_writer_installed tells
    that libical's serializer calls it. */
@@ -288,8 +290,8 @@ static int writes_values;
 static int reads_texts;
 static pthread_once_t values_checked = PTHREAD_ONCE_INIT;
 
-/* What a byte of a TEXT value becomes: 0 kept, 1 dropped (\r \b \f), 2 a backslash before it
-   (; , \), 3 "\n". */
+/* What a byte that ends a run of kept bytes of a TEXT value becomes: 0 nothing (the NUL at the
+   end), 1 dropped (\r \b \f), 2 a backslash before it (; , \), 3 "\n". */
 static const unsigned char text_class[256] = {
     ['\r'] = 1, ['\b'] = 1, ['\f'] = 1, [';'] = 2, [','] = 2, ['\\'] = 2, ['\n'] = 3,
 };
