@@ -35,7 +35,7 @@ apt-get install -y -qq "$deb" >/dev/null
 dpkg -L taskcal >"$work/files"
 version=$(taskcal --version)
 echo "$version"
-case "$version" in *"libical look-ups from tables, traits: CalDAV, PostgreSQL") ;;
+case "$version" in *"libical look-ups from tables, values read and written in one pass, traits: CalDAV, PostgreSQL") ;;
 *) fail "taskcal --version: $version" ;; esac
 taskcal convert Samples/spec-example.json -o "$work/spec.ics"
 grep -q '^SUMMARY:My task' "$work/spec.ics" || fail "the conversion wrote no event"
