@@ -231,14 +231,18 @@ struct icaltimetype icaltime_from_string(const char *string) {
     return libical.time_from_string(string);
 }
 
-int taskcal_lookups_installed(void) {
-    ensure_loaded();
-    atomic_store(&name_asked, 0);
-    icalcomponent *component =
-        icalparser_parse_string("BEGIN:VEVENT\r\nX-TASKCAL-PROBE:x\r\nEND:VEVENT\r\n");
-    int reached = atomic_load(&name_asked);
+/* Whether parsing `event` with libical's parser reaches the function that sets `asked`. */
+static int parsing_reaches(const char *event, atomic_int *asked) {
+    atomic_store(asked, 0);
+    icalcomponent *component = icalparser_parse_string(event);
+    int reached = atomic_load(asked);
     if (component != NULL) icalcomponent_free(component);
     return reached;
+}
+
+int taskcal_lookups_installed(void) {
+    ensure_loaded();
+    return parsing_reaches("BEGIN:VEVENT\r\nX-TASKCAL-PROBE:x\r\nEND:VEVENT\r\n", &name_asked);
 }
 
 int taskcal_lookups_reads_times(void) {
@@ -544,12 +548,7 @@ icalvalue *icalvalue_new_from_string(icalvalue_kind kind, const char *str) {
 
 int taskcal_text_reader_installed(void) {
     pthread_once(&values_checked, check_values);
-    atomic_store(&text_asked, 0);
-    icalcomponent *component =
-        icalparser_parse_string("BEGIN:VEVENT\r\nSUMMARY:a\\, b\r\nEND:VEVENT\r\n");
-    int reached = atomic_load(&text_asked);
-    if (component != NULL) icalcomponent_free(component);
-    return reached;
+    return parsing_reaches("BEGIN:VEVENT\r\nSUMMARY:a\\, b\r\nEND:VEVENT\r\n", &text_asked);
 }
 
 int taskcal_lookups_reads_texts(void) {
