@@ -105,4 +105,51 @@ struct ParallelWritingTests {
             #expect(several.bytes == one.bytes, "\(threads) threads")
         }
     }
+
+    /// A batch whose records come from several files: each is written with its own file's
+    /// UID namespace, as one by one (the threads take their own copy of each file's writer).
+    @Test("a batch of records from several files keeps each file's namespace")
+    func batchOfSeveralFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "parallel-writing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Runs of 50, 1 and 149 records from three files, two of them the same file again.
+        let files =
+            Array(repeating: "first.ndjson", count: 50) + ["second.ndjson"]
+            + Array(repeating: "third.ndjson", count: 100)
+            + Array(repeating: "first.ndjson", count: 49)
+        let batch = files.enumerated().map { index, file in
+            (
+                record: TaskRecord(
+                    id: Int64(index + 1), dateStart: 1_767_225_600 + Int64(index) * 3_600,
+                    dateFinish: 1_767_225_600 + Int64(index) * 3_600 + 1_800, name: "entry \(index)"
+                ),
+                location: Location(file: file, line: index + 1)
+            )
+        }
+        func written(threads: Int) throws -> String {
+            var options = WriteOptions(
+                format: .ics, uidScheme: UIDScheme(), timestamp: 1_700_000_000)
+            options.parallelism = threads
+            let path = folder.appendingPathComponent("out-\(threads).ics").path
+            let sink = try openRecordSink(path, options: options)
+            if threads == 1 {
+                for (record, location) in batch { try sink.write(record, from: location) }
+            } else {
+                let submitted = sink.submit(batch: batch, keepGoing: false)
+                let completed = sink.completeBatches()
+                #expect(submitted.errors.isEmpty && completed.errors.isEmpty)
+                #expect(submitted.written + completed.written == batch.count)
+            }
+            try sink.finish()
+            return try String(contentsOfFile: path, encoding: .utf8)
+        }
+        let one = try written(threads: 1)
+        let uids = one.split(separator: "\r\n").filter { $0.hasPrefix("UID:") }
+        #expect(uids.count == batch.count)
+        // Each file's namespace: three tags among the UIDs.
+        #expect(Set(uids.map { $0.split(separator: "-").dropFirst(2).first }).count == 3)
+        #expect(try written(threads: 2) == one)
+    }
 }
