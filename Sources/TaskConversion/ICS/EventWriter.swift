@@ -76,19 +76,6 @@ public struct EventWriter: Sendable {
         return settings
     }
 
-    /// A writer with the same settings behind a reference of its own: threads that write
-    /// records side by side each take one, as every record written retains and releases its
-    /// writer's settings, and two cores doing that to one object pass its cache line back and
-    /// forth (issue 59).
-    func unshared() -> EventWriter {
-        var copy = self
-        copy.settings = settings.copy()
-        return copy
-    }
-
-    /// Whether `other` holds these very settings (not only equal ones).
-    func sharesSettings(with other: EventWriter) -> Bool { settings === other.settings }
-
     /// The `PRODID` taskcal writes.
     public static let productID = "-//taskcal//taskcal 1.0//EN"
     /// Marks a `DESCRIPTION`/`SUMMARY` that taskcal filled in because RFC 5545 requires one

@@ -236,26 +236,14 @@ final class ICSRecordSink: RecordSink {
     private func startRendering(
         _ records: [(record: TaskRecord, location: Location)], keepGoing: Bool
     ) -> RenderFlight {
-        // The writers of a batch's files, once each, and which one each record takes.
         var writers: [(writer: EventWriter, base: URL?)] = []
-        var writerOf: [Int] = []
-        writerOf.reserveCapacity(records.count)
-        var lastFile: String?
+        writers.reserveCapacity(records.count)
         for (_, location) in records {
             noteSource(location.file)
             setNamespace()
-            if location.file == lastFile, let last = writers.last,
-                last.writer.sharesSettings(with: writer)
-            {
-                writerOf.append(writers.count - 1)
-            } else {
-                writerOf.append(writers.count)
-                writers.append((writer, source?.base))
-                lastFile = location.file
-            }
+            writers.append((writer, source?.base))
         }
-        return RenderFlight(
-            records, writers: writers, writerOf: writerOf, workers: workers, keepGoing: keepGoing)
+        return RenderFlight(records, writers: writers, workers: workers, keepGoing: keepGoing)
     }
 
     /// Gives the writer the namespace of the file being written, when it has another: the
@@ -300,8 +288,7 @@ final class ICSRecordSink: RecordSink {
 
         init(
             _ records: [(record: TaskRecord, location: Location)],
-            writers: [(writer: EventWriter, base: URL?)], writerOf: [Int], workers: Int,
-            keepGoing: Bool
+            writers: [(writer: EventWriter, base: URL?)], workers: Int, keepGoing: Bool
         ) {
             self.records = records
             self.keepGoing = keepGoing
@@ -312,32 +299,26 @@ final class ICSRecordSink: RecordSink {
             for run in 0..<runs {
                 group.enter()
                 DispatchQueue.global().async { [self] in
-                    render(run: run, of: runs, writers: writers, writerOf: writerOf)
+                    render(run: run, of: runs, writers: writers)
                     group.leave()
                 }
             }
         }
 
-        private func render(
-            run: Int, of runs: Int, writers: [(writer: EventWriter, base: URL?)], writerOf: [Int]
-        ) {
+        private func render(run: Int, of runs: Int, writers: [(writer: EventWriter, base: URL?)]) {
             let range = (records.count * run / runs)..<(records.count * (run + 1) / runs)
             var part: [Result<[UInt8], Diagnostic>] = []
             part.reserveCapacity(range.count)
-            // Writers of this run's own: each record retains and releases its writer's
-            // settings, and threads sharing one object pass its cache line back and forth.
-            var local: [EventWriter?] = Array(repeating: nil, count: writers.count)
             for index in range {
-                let which = writerOf[index]
-                if local[which] == nil { local[which] = writers[which].writer.unshared() }
+                let (record, location) = records[index]
                 do {
-                    let components = try local[which]!.components(
-                        for: records[index].record, attachmentBase: writers[which].base)
+                    let components = try writers[index].writer.components(
+                        for: record, attachmentBase: writers[index].base)
                     var bytes: [UInt8] = []
                     for component in components { component.serialize(into: &bytes) }
                     part.append(.success(bytes))
                 } catch {
-                    part.append(.failure(diagnostic(error, at: records[index].location)))
+                    part.append(.failure(diagnostic(error, at: location)))
                 }
             }
             rendered.withLock { rendered in
