@@ -285,4 +285,37 @@ struct ConvertCommandTests {
         #expect(help.stdout.contains("SOURCE_DATE_EPOCH"))
         #expect(try cli.run(["--help"]).stdout.contains("Exit codes"))
     }
+
+    /// iCalendar gives a journal entry (`VJOURNAL`) a date and no end: a JSON journal entry
+    /// that ends after its start loses its end in .ics, and says so, once a file, with the
+    /// first place; `--verify` counts the difference as said.
+    @Test(
+        "a journal entry's end, which .ics cannot carry, is named as left out",
+        arguments: ["ics", "jcal"])
+    func journalEndLeftOut(format: String) throws {
+        let cli = try Taskcal()
+        defer { cli.cleanUp() }
+        let entries = (1...3).map { number in
+            #"{"id": \#(number), "date_start": "1767225600", "date_finish": "\#(1_767_225_600 + number * 600)", "name": "journal \#(number)", "kind": "journal"}"#
+        }
+        let event =
+            #"{"id": 9, "date_start": "1767225600", "date_finish": "1767229200", "name": "meeting"}"#
+        let sameDay =
+            #"{"id": 8, "date_start": "1767225600", "date_finish": "1767225600", "name": "note", "kind": "journal"}"#
+        try cli.write(
+            "diary.json", "[" + ([event, sameDay] + entries).joined(separator: ",\n") + "]")
+        let converted = try cli.run(["convert", "diary.json", "-o", "diary.\(format)", "--verify"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let warnings = converted.stderr.split(separator: "\n").filter { $0.contains("warning:") }
+        #expect(warnings.count == 1, "\(converted.stderr)")
+        #expect(
+            warnings.first?.contains(
+                "diary.json: [2].date_finish: date_finish is not written: iCalendar gives a journal entry a date and no end (RFC 5545), so read back it ends at its start (and 2 more like it)"
+            ) == true, "\(converted.stderr)")
+        #expect(
+            converted.stderr.contains("3 differ as the warnings above say"), "\(converted.stderr)")
+        // An output that keeps the end says nothing.
+        let kept = try cli.run(["convert", "diary.json", "-o", "diary.ndjson"])
+        #expect(kept.status == 0 && !kept.stderr.contains("warning"), "\(kept.stderr)")
+    }
 }

@@ -25,6 +25,24 @@ final class ICSRecordSink: RecordSink {
     /// written before them) and the zones it is written in, with their spans.
     private(set) var lastWritten = (bytes: 0, spans: [(zone: String, span: ClosedRange<Int64>)]())
     private var started = false
+    /// Journal entries whose `date_finish` was not written (iCalendar has no place for it):
+    /// the first one's place, and how many.
+    private var endsLeftOut: (first: Location, count: Int)?
+    /// The place of each of them: what `--verify` counts as said.
+    private(set) var changedPlaces: [Location] = []
+    /// What the output leaves out, said once with the first place.
+    var notes: [Diagnostic] {
+        guard let endsLeftOut else { return [] }
+        let said = Self.endLeftOut
+        return [
+            Diagnostic(
+                .warning, endsLeftOut.first,
+                endsLeftOut.count > 1 ? "\(said) (and \(endsLeftOut.count - 1) more like it)" : said
+            )
+        ]
+    }
+    static let endLeftOut =
+        "date_finish is not written: iCalendar gives a journal entry a date and no end (RFC 5545), so read back it ends at its start"
     /// The UID namespace and attachment folder of the file records last came from: worked
     /// out once a file, not once a record (a file URL costs a getcwd and a stat).
     private var source: (file: String, namespace: String, base: URL?)?
@@ -134,6 +152,21 @@ final class ICSRecordSink: RecordSink {
             throw Self.diagnostic(error, at: location)
         }
         try output.write(bytes: buffer)
+        noteEndsLeftOut(of: record, at: location, path: "")
+    }
+
+    /// Notes each journal entry of `record` (itself or a subtask) that ends after its start:
+    /// the writer gives it `DTSTART` alone.
+    private func noteEndsLeftOut(of record: TaskRecord, at location: Location, path: String) {
+        if record.kind == .journal && !record.unscheduled && record.dateFinish != record.dateStart {
+            var place = location
+            place.field = path + "date_finish"
+            changedPlaces.append(place)
+            endsLeftOut = (endsLeftOut?.first ?? place, (endsLeftOut?.count ?? 0) + 1)
+        }
+        for (index, subtask) in record.subtasks.enumerated() {
+            noteEndsLeftOut(of: subtask, at: location, path: path + "subtasks[\(index)].")
+        }
     }
 
     /// Makes `file` the one records come from: its UID namespace and attachment folder.

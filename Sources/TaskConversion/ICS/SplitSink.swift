@@ -69,7 +69,11 @@ final class SplitICSSink: RecordSink {
     private var groups: [[Int]] = []
     private var groupOf: [String: Int] = [:]
     private(set) var writtenFiles: [String] = []
-    private(set) var notes: [Diagnostic] = []
+    /// The parts' own warnings (over the size, a stale part beside them).
+    private var partNotes: [Diagnostic] = []
+    /// What writing the records left out, then the parts' own warnings.
+    var notes: [Diagnostic] { measure.notes + partNotes }
+    var changedPlaces: [Location] { measure.changedPlaces }
     var calendar = CalendarInfo() {
         didSet { measure.calendar = calendar }
     }
@@ -161,7 +165,7 @@ final class SplitICSSink: RecordSink {
         for file in writtenFiles {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
             if let most = limit.bytes, size > most {
-                notes.append(
+                partNotes.append(
                     Diagnostic(
                         .warning, Location(file: file),
                         "\(size) bytes, over --split-size (\(most)): it holds one series (or record) that is larger alone"
@@ -170,7 +174,7 @@ final class SplitICSSink: RecordSink {
         }
         let next = SplitLimit.partPath(path, index: parts.count, count: parts.count)
         if FileManager.default.fileExists(atPath: next) {
-            notes.append(
+            partNotes.append(
                 Diagnostic(
                     .warning, Location(file: next),
                     "exists from an earlier run and is not part of this output (\(parts.count) part\(parts.count == 1 ? "" : "s")); remove it before importing the parts"

@@ -33,6 +33,10 @@ final class JCalRecordSink: RecordSink {
         try ics.write(record, from: location)
     }
 
+    /// What the staged .ics left out: jCal carries what it carries.
+    var notes: [Diagnostic] { ics.notes }
+    var changedPlaces: [Location] { ics.changedPlaces }
+
     func finish() throws(Diagnostic) {
         try ics.finish()
         do {

@@ -242,6 +242,7 @@ public enum Converter {
                 report.records += 1
             }
             try sink.finish()
+            report.warnings += sink.notes
         } catch {
             report.errors.append(error)
         }
