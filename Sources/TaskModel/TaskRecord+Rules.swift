@@ -206,6 +206,15 @@ extension TaskRecord {
                         "'\(status.rawValue)' is no to-do status; a to-do is needs-action, in-process or cancelled (or done)"
                     ))
             }
+            if done, let status {
+                // iCalendar has one STATUS: a done to-do's is COMPLETED, and the writer kept
+                // the status, so the to-do came back not done.
+                found.append(
+                    Problem(
+                        field: "status",
+                        "'\(status.rawValue)' says the to-do is not done, and done says it is: iCalendar keeps one status; leave out status or done"
+                    ))
+            }
             if free { found.append(Problem(field: "free", "a to-do blocks no time anyway")) }
             if let due, !Timestamp.range.contains(due) {
                 found.append(Problem(field: "due", "\(due) is outside the years 0001–9999"))

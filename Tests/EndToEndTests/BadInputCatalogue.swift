@@ -230,6 +230,13 @@ private let jsonCases: [CatalogueCase] =
             "all_day not at midnight", "a.json", array(record(extra: #""all_day": true"#)),
             "a.json: [0].all_day: an all-day record starts and ends at midnight UTC"),
         refused(
+            "a done to-do with another status", "a.json",
+            array(
+                record(
+                    extra: #""kind": "todo", "done": true, "status": "in-process""#)),
+            "a.json: [0].status: 'in-process' says the to-do is not done, and done says it is: iCalendar keeps one status; leave out status or done"
+        ),
+        refused(
             "an unknown field", "a.json", array(record(extra: #""colour": "red""#)),
             "a.json: [0].colour: unknown field; expected one of alarms, all_day"),
         refused(

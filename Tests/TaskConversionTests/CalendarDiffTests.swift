@@ -220,4 +220,26 @@ struct CalendarDiffTests {
         #expect(said.succeeded)
         #expect(said.difference.changed.count == 1)
     }
+
+    /// A floating time is a wall clock: read in São Paulo (the JSON's `time_zone`) and again
+    /// in Berlin (the reader's floating zone), 09:00 is the same 09:00, and a changed one is
+    /// shown as the wall clock, not as an instant in some zone.
+    @Test("floating times compare as the wall clock, whatever zone each side was read in")
+    func floatingWallClock() throws {
+        // 2024-03-01 09:00 in São Paulo (UTC-3) is 12:00Z; its EXDATE a week later.
+        let json =
+            #"[{"id": 1, "uid": "f@x", "date_start": "1709294400", "date_finish": "1709298000", "name": "Floating", "time_zone": "America/Sao_Paulo", "floating": true, "recurrence": {"rule": "FREQ=DAILY;COUNT=9", "exdates": ["1709899200"]}}]"#
+        func ics(_ start: String) -> String {
+            calendar(
+                "BEGIN:VEVENT\r\nUID:f@x\r\nDTSTART:20240301T\(start)\r\nDTEND:20240301T100000\r\nSUMMARY:Floating\r\nRRULE:FREQ=DAILY;COUNT=9\r\nEXDATE:20240308T090000\r\nEND:VEVENT\r\n"
+            )
+        }
+        let same = CalendarDiff(try side(json, name: "side.json"), try side(ics("090000")))
+        #expect(same.isEmpty, "\(same.text(zone: "UTC"))")
+        let moved = CalendarDiff(try side(json, name: "side.json"), try side(ics("083000")))
+        #expect(
+            moved.text(zone: "UTC").contains(
+                "changed f@x \"Floating\": DTSTART 2024-03-01 09:00 → 08:30 (floating)"),
+            "\(moved.text(zone: "UTC"))")
+    }
 }

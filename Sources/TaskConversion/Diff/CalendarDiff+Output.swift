@@ -73,10 +73,11 @@ extension CalendarDiff {
             .joined(separator: " ")
     }
 
-    /// `2026-11-27 09:00` (seconds when there are some) in `zone`, or `2026-11-27`.
+    /// `2026-11-27 09:00` (seconds when there are some) in `zone`, or `2026-11-27`; a
+    /// floating time (``ComparedRecord/floating``) is its wall clock already.
     static func local(_ epoch: Int64, date: Bool, zone: String) -> String {
         let fields =
-            date
+            date || zone == ComparedRecord.floating
             ? DateTimeValue(utcEpoch: epoch)
             : ((try? DateTimeValue(epoch: epoch, inZone: zone)) ?? DateTimeValue(utcEpoch: epoch))
         var text = String(format: "%04d-%02d-%02d", fields.year, fields.month, fields.day)
@@ -124,7 +125,11 @@ extension CalendarDiff {
             writer.value(item.uid.map(JSONValue.string) ?? .null)
             writer.key("recurrence_id")
             writer.value(
-                item.recurrenceID.map { JSONValue.string(FieldValue.utc($0, date: false)) } ?? .null
+                item.recurrenceID.map {
+                    JSONValue.string(
+                        FieldValue.utc(
+                            $0, date: false, floating: item.zone == ComparedRecord.floating))
+                } ?? .null
             )
             writer.field("name", string: item.name)
             writer.field("source", string: item.source.description)

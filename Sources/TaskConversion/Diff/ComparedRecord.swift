@@ -63,13 +63,28 @@ public struct ComparedRecord: Sendable {
         parent: String? = nil
     ) {
         uid = record.uid ?? scheme.uid(for: record.id)
-        recurrenceID = record.recurrenceID
+        let wall = Self.wallClock(of: record)
+        recurrenceID = record.recurrenceID.map(wall)
         name = record.name
         self.source = source
         self.hasUID = hasUID
-        start = record.dateStart
-        zone = record.floating ? nil : record.timeZone
+        start = wall(record.dateStart)
+        zone = record.floating && !record.allDay ? Self.floating : record.timeZone
         read = (record, parent)
+    }
+
+    /// The ``zone`` of a record with floating times: they are compared, and shown, as the
+    /// wall-clock times they are (see ``wallClock(of:)``).
+    public static let floating = "floating"
+
+    /// A floating record's times as the wall clock they show, counted as if in UTC. Its
+    /// `time_zone` is the zone it was read in (`--floating-zone`), which is the reader's, not
+    /// the record's: `07:00` read in São Paulo and read back in UTC is the same `07:00`.
+    static func wallClock(of record: TaskRecord) -> (Int64) -> Int64 {
+        guard record.floating, !record.allDay, let name = record.timeZone,
+            let local = try? LocalTime(zone: name)
+        else { return { $0 } }
+        return { $0 + Int64(local.utcOffset(at: $0)) }
     }
 
     /// The key a record is matched by: its UID and recurrence id.
@@ -102,18 +117,25 @@ public struct FieldValue: Hashable, Sendable {
         isList = true
     }
 
-    /// A time: compared as its instant (a date as the date).
-    public init(time: Int64, date: Bool) {
+    /// A time: compared as its instant (a date as the date); a floating one as its wall
+    /// clock, written without `Z`.
+    public init(time: Int64, date: Bool, floating: Bool = false) {
         instant = time
         isDate = date
-        items = [Self.utc(time, date: date)]
+        items = [Self.utc(time, date: date, floating: floating)]
     }
 
     /// Several times whose order means nothing (`EXDATE`, `RDATE`).
-    public init(times: [Int64], date: Bool) {
+    public init(times: [Int64], date: Bool, floating: Bool = false) {
         isDate = date
         isList = true
-        items = Set(times).sorted().map { Self.utc($0, date: date) }
+        items = Set(times).sorted().map { Self.utc($0, date: date, floating: floating) }
+    }
+
+    /// ``utc(_:date:)``, without the `Z` for a floating time.
+    static func utc(_ epoch: Int64, date: Bool, floating: Bool) -> String {
+        let text = utc(epoch, date: date)
+        return floating && !date ? String(text.dropLast()) : text
     }
 
     /// `2026-11-27T08:00:00Z`, or `2026-11-27` for a date.
@@ -186,13 +208,21 @@ extension ComparedRecord {
             text("STATUS", record.status?.rawValue.uppercased())
         }
         if record.free { fields["TRANSP"] = FieldValue("TRANSPARENT") }
+        let wall = wallClock(of: record)
+        let floating = record.floating && !record.allDay
+        func time(_ epoch: Int64) -> FieldValue {
+            FieldValue(time: wall(epoch), date: record.allDay, floating: floating)
+        }
+        func times(_ epochs: [Int64]) -> FieldValue {
+            FieldValue(times: epochs.map(wall), date: record.allDay, floating: floating)
+        }
         if !record.unscheduled {
-            fields["DTSTART"] = FieldValue(time: record.dateStart, date: record.allDay)
+            fields["DTSTART"] = time(record.dateStart)
             if record.kind != .todo || record.due == nil {
-                fields["DTEND"] = FieldValue(time: record.dateFinish, date: record.allDay)
+                fields["DTEND"] = time(record.dateFinish)
             }
         }
-        if let due = record.due { fields["DUE"] = FieldValue(time: due, date: record.allDay) }
+        if let due = record.due { fields["DUE"] = time(due) }
         if record.thisAndFuture { fields["RANGE"] = FieldValue("THISANDFUTURE") }
         if !record.categories.isEmpty {
             fields["CATEGORIES"] = FieldValue(unordered: record.categories)
@@ -205,12 +235,8 @@ extension ComparedRecord {
             if let rule = recurrence.rule {
                 fields["RRULE"] = FieldValue(unordered: [normalizedRule(rule)])
             }
-            if !recurrence.exdates.isEmpty {
-                fields["EXDATE"] = FieldValue(times: recurrence.exdates, date: record.allDay)
-            }
-            if !recurrence.rdates.isEmpty {
-                fields["RDATE"] = FieldValue(times: recurrence.rdates, date: record.allDay)
-            }
+            if !recurrence.exdates.isEmpty { fields["EXDATE"] = times(recurrence.exdates) }
+            if !recurrence.rdates.isEmpty { fields["RDATE"] = times(recurrence.rdates) }
         }
         if !record.attachments.isEmpty {
             fields["ATTACH"] = FieldValue(unordered: record.attachments.map(attachment))
