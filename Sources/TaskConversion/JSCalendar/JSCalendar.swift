@@ -301,14 +301,23 @@ enum JSCalendar {
 
     /// The members of `original` that `reread` does not give back as they are; `null` for
     /// a member that reading gives but the original has not. Empty when reading gives back
-    /// the original exactly.
+    /// the original exactly. An object both have is kept as what differs inside it (a JSON
+    /// merge patch, RFC 7386, which ``overlaid(_:with:)`` applies): a recurrence whose rule
+    /// reads back in another order keeps its rule alone, not its dates as instants, which
+    /// are wrong for a floating record read in another zone.
     static func residual(_ original: [JSONValue.Member], _ reread: [JSONValue.Member])
         -> [JSONValue.Member]
     {
         var result: [JSONValue.Member] = []
-        for member in original
-        where !reread.contains(where: { $0.name == member.name && same($0.value, member.value) }) {
-            result.append(member)
+        for member in original {
+            let other = reread.first { $0.name == member.name }?.value
+            if let other, same(other, member.value) { continue }
+            if case .object(let mine) = member.value, case .object(let theirs)? = other {
+                result.append(
+                    JSONValue.Member(name: member.name, value: .object(residual(mine, theirs))))
+            } else {
+                result.append(member)
+            }
         }
         for member in reread where !original.contains(where: { $0.name == member.name }) {
             result.append(JSONValue.Member(name: member.name, value: .null))
@@ -332,7 +341,8 @@ enum JSCalendar {
         }
     }
 
-    /// `overlay`'s members on top of `base`'s: a `null` removes the member.
+    /// `overlay`'s members on top of `base`'s: a `null` removes the member, an object on
+    /// an object is laid on it member by member (see ``residual(_:_:)``).
     static func overlaid(_ base: [JSONValue.Member], with overlay: [JSONValue.Member])
         -> [JSONValue.Member]
     {
@@ -340,6 +350,10 @@ enum JSCalendar {
         for member in overlay {
             if member.value == .null {
                 result.remove(member.name)
+            } else if case .object(let patch) = member.value,
+                case .object(let under)? = result[member.name]
+            {
+                result.set(member.name, .object(overlaid(under, with: patch)))
             } else {
                 result.set(member.name, member.value)
             }
