@@ -212,7 +212,7 @@ extension TaskRecord {
                 found.append(
                     Problem(
                         field: "status",
-                        "'\(status.rawValue)' says the to-do is not done, and done says it is: iCalendar keeps one status; leave out status or done"
+                        "'\(status.rawValue)' says the to-do is not done, and done says it is: iCalendar keeps one status; leave out one of the two"
                     ))
             }
             if free { found.append(Problem(field: "free", "a to-do blocks no time anyway")) }

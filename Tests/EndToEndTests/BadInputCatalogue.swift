@@ -234,7 +234,7 @@ private let jsonCases: [CatalogueCase] =
             array(
                 record(
                     extra: #""kind": "todo", "done": true, "status": "in-process""#)),
-            "a.json: [0].status: 'in-process' says the to-do is not done, and done says it is: iCalendar keeps one status; leave out status or done"
+            "a.json: [0].status: 'in-process' says the to-do is not done, and done says it is: iCalendar keeps one status; leave out one of the two"
         ),
         refused(
             "an unknown field", "a.json", array(record(extra: #""colour": "red""#)),
