@@ -25,20 +25,16 @@ final class ICSRecordSink: RecordSink {
     /// written before them) and the zones it is written in, with their spans.
     private(set) var lastWritten = (bytes: 0, spans: [(zone: String, span: ClosedRange<Int64>)]())
     private var started = false
-    /// Journal entries whose `date_finish` was not written (iCalendar has no place for it):
-    /// the first one's place, and how many.
-    private var endsLeftOut: (first: Location, count: Int)?
-    /// The place of each of them: what `--verify` counts as said.
+    /// The place of each journal entry whose `date_finish` was not written (iCalendar has no
+    /// place for it): what `--verify` counts as said.
     private(set) var changedPlaces: [Location] = []
     /// What the output leaves out, said once with the first place.
     var notes: [Diagnostic] {
-        guard let endsLeftOut else { return [] }
+        guard let first = changedPlaces.first else { return [] }
         let said = Self.endLeftOut
+        let more = changedPlaces.count - 1
         return [
-            Diagnostic(
-                .warning, endsLeftOut.first,
-                endsLeftOut.count > 1 ? "\(said) (and \(endsLeftOut.count - 1) more like it)" : said
-            )
+            Diagnostic(.warning, first, more > 0 ? "\(said) (and \(more) more like it)" : said)
         ]
     }
     static let endLeftOut =
@@ -162,7 +158,6 @@ final class ICSRecordSink: RecordSink {
             var place = location
             place.field = path + "date_finish"
             changedPlaces.append(place)
-            endsLeftOut = (endsLeftOut?.first ?? place, (endsLeftOut?.count ?? 0) + 1)
         }
         for (index, subtask) in record.subtasks.enumerated() {
             noteEndsLeftOut(of: subtask, at: location, path: path + "subtasks[\(index)].")
